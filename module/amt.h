@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * async_mm_teardown: declarations shared between the module's files.
+ *
+ * Copyright (C) 2026 The async_mm_teardown authors.
+ */
+#ifndef AMT_H
+#define AMT_H
+
+#include <linux/llist.h>
+#include <linux/mm_types.h>
+#include <linux/sched.h>
+#include "policy.h"
+
+/* main.c: parameters (see MODULE_PARM_DESC there for their meaning) */
+extern bool amt_enabled;
+extern unsigned long amt_thresh_pages;
+extern unsigned long amt_max_pending_pages;
+
+/*
+ * One queued teardown. The entry owns the last mm_users reference of @mm;
+ * a NULL @mm marks a drain barrier (struct amt_barrier).
+ */
+struct amt_entry {
+	struct llist_node llnode;
+	struct mm_struct *mm;
+	unsigned long charged;	/* pages charged to the budget at enqueue */
+	pid_t pid;		/* the exiting task, for the tracepoints */
+};
+
+/* hook.c */
+int amt_hook_init(void);
+void amt_hook_exit(void);
+
+/* reaper.c */
+int amt_reaper_start(void);
+void amt_reaper_stop(void);
+bool amt_reaper_charge(unsigned long pages);
+void amt_reaper_uncharge(unsigned long pages);
+void amt_reaper_queue(struct amt_entry *e);
+int amt_reaper_drain(unsigned int timeout_ms);
+struct task_struct *amt_reaper_task(void);
+long amt_pending_mms(void);
+long amt_pending_pages(void);
+long amt_pending_pages_peak(void);
+
+/* oom.c */
+bool amt_oom_involved(struct task_struct *tsk, struct mm_struct *mm);
+
+/* stats.c: every counter has exactly one place that increments it */
+enum amt_stat {
+	/* 0 .. AMT_NR_VERDICTS - 1: one counter per enum amt_verdict */
+	AMT_STAT_REAPED = AMT_NR_VERDICTS,
+	AMT_STAT_DRAINS,
+	AMT_STAT_DRAIN_TIMEOUTS,
+	AMT_NR_STATS,
+};
+
+void amt_stat_inc(unsigned int stat);
+void amt_stat_teardown(u64 ns);
+int amt_stats_init(void);
+void amt_stats_exit(void);
+
+#endif /* AMT_H */

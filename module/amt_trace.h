@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Tracepoints of async_mm_teardown: events/async_mm_teardown/ in tracefs.
+ *
+ * Copyright (C) 2026 The async_mm_teardown authors.
+ */
+#undef TRACE_SYSTEM
+#define TRACE_SYSTEM async_mm_teardown
+
+#if !defined(_AMT_TRACE_H) || defined(TRACE_HEADER_MULTI_READ)
+#define _AMT_TRACE_H
+
+#include <linux/sched.h>
+#include <linux/tracepoint.h>
+
+/* An exiting task's mm was handed to the mm_reaper. */
+TRACE_EVENT(mm_reaper_queue,
+	TP_PROTO(struct task_struct *tsk, unsigned long rss, int node),
+	TP_ARGS(tsk, rss, node),
+	TP_STRUCT__entry(
+		__field(pid_t, pid)
+		__array(char, comm, TASK_COMM_LEN)
+		__field(unsigned long, rss)
+		__field(int, node)
+	),
+	TP_fast_assign(
+		__entry->pid = tsk->pid;
+		memcpy(__entry->comm, tsk->comm, TASK_COMM_LEN);
+		__entry->rss = rss;
+		__entry->node = node;
+	),
+	TP_printk("pid=%d comm=%s rss=%lu node=%d", __entry->pid,
+		  __entry->comm, __entry->rss, __entry->node)
+);
+
+/*
+ * The mm_reaper tore a queued mm down. charged - rss is what reclaim took
+ * out of the queue meanwhile; node differs from the queue event's node when
+ * the teardown ran NUMA-remote.
+ */
+TRACE_EVENT(mm_reaper_reap,
+	TP_PROTO(pid_t pid, unsigned long charged, unsigned long rss, int node,
+		 u64 ns),
+	TP_ARGS(pid, charged, rss, node, ns),
+	TP_STRUCT__entry(
+		__field(pid_t, pid)
+		__field(unsigned long, charged)
+		__field(unsigned long, rss)
+		__field(int, node)
+		__field(u64, ns)
+	),
+	TP_fast_assign(
+		__entry->pid = pid;
+		__entry->charged = charged;
+		__entry->rss = rss;
+		__entry->node = node;
+		__entry->ns = ns;
+	),
+	TP_printk("pid=%d charged=%lu rss=%lu node=%d ns=%llu", __entry->pid,
+		  __entry->charged, __entry->rss, __entry->node,
+		  (unsigned long long)__entry->ns)
+);
+
+#endif /* _AMT_TRACE_H */
+
+#undef TRACE_INCLUDE_PATH
+#define TRACE_INCLUDE_PATH .
+#undef TRACE_INCLUDE_FILE
+#define TRACE_INCLUDE_FILE amt_trace
+#include <trace/define_trace.h>

@@ -1,0 +1,101 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Every kernel-version difference of async_mm_teardown lives here. The
+ * AMT_HAVE_* macros come from feature probes in Kbuild, which grep the target
+ * tree's headers: stable series backport API changes, so version numbers lie.
+ * This header is force-included into every object of the module.
+ *
+ * Copyright (C) 2026 The async_mm_teardown authors.
+ */
+#ifndef AMT_COMPAT_H
+#define AMT_COMPAT_H
+
+#include <linux/version.h>
+
+#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 1, 0)
+#error "async_mm_teardown supports Linux 6.1 and later"
+#endif
+
+#ifndef CONFIG_DYNAMIC_FTRACE_WITH_REGS
+#ifndef CONFIG_DYNAMIC_FTRACE_WITH_ARGS
+#error "async_mm_teardown needs CONFIG_DYNAMIC_FTRACE_WITH_REGS or _WITH_ARGS"
+#endif
+#endif
+
+#include <linux/ftrace.h>
+#include <linux/fs.h>
+#include <linux/mm.h>
+
+/*
+ * v6.6: ftrace_regs accessors (ftrace_regs_get_argument(),
+ * ftrace_regs_set_instruction_pointer()); v6.13 and late 6.12.y made
+ * struct ftrace_regs opaque, so only the accessors work there.
+ */
+#ifdef AMT_HAVE_FTRACE_REGS_ACCESSORS
+static __always_inline unsigned long amt_fregs_arg0(struct ftrace_regs *fregs)
+{
+	return ftrace_regs_get_argument(fregs, 0);
+}
+
+static __always_inline void amt_fregs_set_ip(struct ftrace_regs *fregs,
+					     unsigned long ip)
+{
+	ftrace_regs_set_instruction_pointer(fregs, ip);
+}
+#else /* v6.1: struct ftrace_regs wraps a pt_regs */
+static __always_inline unsigned long amt_fregs_arg0(struct ftrace_regs *fregs)
+{
+	return regs_get_kernel_argument(&fregs->regs, 0);
+}
+
+static __always_inline void amt_fregs_set_ip(struct ftrace_regs *fregs,
+					     unsigned long ip)
+{
+	ftrace_instruction_pointer_set(fregs, ip);
+}
+#endif
+
+/*
+ * Like livepatch: the full pt_regs are needed for IPMODIFY only where the
+ * architecture cannot pass arguments and IP through ftrace_regs.
+ */
+#ifdef CONFIG_HAVE_DYNAMIC_FTRACE_WITH_ARGS
+#define AMT_FTRACE_OPS_SAVE_REGS 0
+#else
+#define AMT_FTRACE_OPS_SAVE_REGS FTRACE_OPS_FL_SAVE_REGS
+#endif
+
+/* v6.18: mm->flags became an opaque mm_flags_t with accessors. */
+#ifdef AMT_HAVE_MM_FLAGS_TEST
+#define amt_mm_flag(mm, bit) mm_flags_test(bit, mm)
+#else
+#define amt_mm_flag(mm, bit) test_bit(bit, &(mm)->flags)
+#endif
+
+/*
+ * Drop the exe file's deny-write the way set_mm_exe_file(mm, NULL) does
+ * (that function is not exported). v6.11 stopped denying writes to a running
+ * executable; the revert (v6.13, backported to 6.11.11, 6.12.2 and 6.1.y)
+ * came with exe_file_allow_write_access(), which also skips files the exec
+ * path did not deny (fsnotify HSM). Without the helper: 6.11.0-6.11.10 and
+ * 6.12.0-6.12.1 took no deny-write at all, older kernels a plain one.
+ */
+#if defined(AMT_HAVE_EXE_FILE_ALLOW_WRITE)
+#define amt_exe_allow_write(file) exe_file_allow_write_access(file)
+#elif LINUX_VERSION_CODE >= KERNEL_VERSION(6, 11, 0)
+#define amt_exe_allow_write(file) do { } while (0)
+#else
+#define amt_exe_allow_write(file) allow_write_access(file)
+#endif
+
+/* Only under CONFIG_AIO does an mm carry AIO contexts. */
+static inline bool amt_mm_has_aio(struct mm_struct *mm)
+{
+#ifdef CONFIG_AIO
+	return rcu_access_pointer(mm->ioctx_table) != NULL;
+#else
+	return false;
+#endif
+}
+
+#endif /* AMT_COMPAT_H */

@@ -1,0 +1,224 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The mmput() hook: recognise the exiting task's own final drop from
+ * exit_mm() and hand the mm to the mm_reaper instead of tearing it down on
+ * the exit path.
+ *
+ * An IPMODIFY ftrace_ops on mmput() (as livepatch does) redirects exactly
+ * those calls to amt_mmput_exit(), which has mmput()'s prototype and returns
+ * straight to do_exit(). Every other mmput() caller is left untouched.
+ *
+ * Copyright (C) 2026 The async_mm_teardown authors.
+ */
+#include <linux/delay.h>
+#include <linux/file.h>
+#include <linux/ftrace.h>
+#include <linux/module.h>
+#include <linux/percpu.h>
+#include <linux/sched/mm.h>
+#include <linux/slab.h>
+#include <linux/topology.h>
+#include "amt.h"
+#include "amt_trace.h"
+
+/*
+ * Tasks between the ftrace callback and the end of amt_mmput_exit(). Per-CPU
+ * so that parallel exits do not bounce a cache line; only the sum matters
+ * (a task may increment on one CPU and decrement on another).
+ */
+static DEFINE_PER_CPU(long, amt_inflight);
+
+static long amt_inflight_sum(void)
+{
+	long sum = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		sum += per_cpu(amt_inflight, cpu);
+	return sum;
+}
+
+/*
+ * Release the executable as __mmput() would with set_mm_exe_file(mm, NULL),
+ * so that the binary can be rewritten as soon as the parent's waitpid()
+ * returns. The caller holds the last mm_users reference: no task uses the mm,
+ * so nothing can replace mm->exe_file concurrently, and RCU readers of it
+ * (get_mm_exe_file()) cope with NULL exactly as after __mmput(). The fput()
+ * is queued as task work of the exiting task and runs in exit_task_work(),
+ * before exit_notify() wakes the parent.
+ */
+static void amt_release_exe(struct mm_struct *mm)
+{
+	struct file *exe;
+
+	/* As replace_mm_exe_file() does: the write lock orders us with it. */
+	mmap_write_lock(mm);
+	exe = rcu_dereference_protected(mm->exe_file, 1);
+	RCU_INIT_POINTER(mm->exe_file, NULL);
+	mmap_write_unlock(mm);
+	if (!exe)
+		return;
+	amt_exe_allow_write(exe);
+	fput(exe);
+}
+
+/*
+ * Holding the last mm_users reference, try to queue the mm for the reaper.
+ * Returns false if it must be torn down inline; the reason is counted.
+ */
+static bool amt_try_defer(struct mm_struct *mm)
+{
+	struct amt_exit_facts facts = {
+		.enabled = READ_ONCE(amt_enabled),
+		.rss = get_mm_rss(mm),
+		.thresh = READ_ONCE(amt_thresh_pages),
+	};
+	enum amt_verdict v;
+	struct amt_entry *e;
+
+	/* The cheap gates first: most exits are small and stop here. */
+	if (facts.enabled && facts.rss >= facts.thresh) {
+		facts.oom = amt_oom_involved(current, mm);
+		facts.aio = amt_mm_has_aio(mm);
+	}
+	v = amt_decide(&facts);
+	if (v != AMT_DEFER)
+		goto sync;
+
+	/* Add-then-check: may over-reject under concurrency, never over-admit. */
+	if (!amt_reaper_charge(facts.rss)) {
+		v = AMT_REJECT_BUDGET;
+		goto sync;
+	}
+	/* No waiting for memory on the exit path: fall back instead. */
+	e = kmalloc(sizeof(*e), GFP_NOWAIT | __GFP_NOWARN);
+	if (!e) {
+		amt_reaper_uncharge(facts.rss);
+		v = AMT_REJECT_NOMEM;
+		goto sync;
+	}
+	e->mm = mm;
+	e->charged = facts.rss;
+	e->pid = current->pid;
+
+	amt_release_exe(mm);
+	amt_stat_inc(AMT_DEFER);
+	trace_mm_reaper_queue(current, facts.rss, numa_node_id());
+	amt_reaper_queue(e);
+	return true;
+sync:
+	amt_stat_inc(v);
+	return false;
+}
+
+/*
+ * Replaces mmput() for the exiting task's final drop from exit_mm(): same
+ * prototype, same context (no locks held, may sleep), returns to do_exit().
+ */
+static void amt_mmput_exit(struct mm_struct *mm)
+{
+	might_sleep();
+	/*
+	 * Other threads of the process (or get_task_mm() holders) still use
+	 * the mm: drop our reference as mmput() would, without a teardown.
+	 * Deciding with add_unless makes "last" exact between threads that
+	 * exit concurrently; a later mmget_not_zero() by khugepaged, ksm or
+	 * swapoff only means that whoever drops last tears down.
+	 */
+	if (!atomic_add_unless(&mm->mm_users, -1, 1))
+		/* We hold the last reference: defer, or the real mmput(). */
+		if (!amt_try_defer(mm))
+			mmput(mm); /* called from module text: not redirected */
+	this_cpu_dec(amt_inflight);
+}
+
+/*
+ * The ftrace callback, on every mmput() in the system: keep it tiny. It
+ * redirects only the exiting task's own final drop from exit_mm().
+ */
+static void notrace amt_mmput_ftrace(unsigned long ip, unsigned long parent_ip,
+				     struct ftrace_ops *ops,
+				     struct ftrace_regs *fregs)
+{
+	struct task_struct *tsk = current;
+	struct mm_struct *mm;
+	int bit;
+
+	/* exit_mm() runs only in a task that is exiting. */
+	if (likely(!(tsk->flags & PF_EXITING)))
+		return;
+	/* The reaper and the inline fallback must reach the real mmput(). */
+	if (within_module(parent_ip, THIS_MODULE))
+		return;
+	bit = ftrace_test_recursion_trylock(ip, parent_ip);
+	if (bit < 0)
+		return;
+	mm = (struct mm_struct *)amt_fregs_arg0(fregs);
+	/*
+	 * exit_mm() has cleared tsk->mm and kept the mm as the lazy-TLB
+	 * active_mm: that is how the exiting task drops its own mm. Kernel
+	 * threads have no mm of their own to drop.
+	 */
+	if (!tsk->mm && tsk->active_mm == mm && !(tsk->flags & PF_KTHREAD)) {
+		this_cpu_inc(amt_inflight);
+		amt_fregs_set_ip(fregs, (unsigned long)amt_mmput_exit);
+	}
+	ftrace_test_recursion_unlock(bit);
+}
+
+static struct ftrace_ops amt_mmput_ops = {
+	.func = amt_mmput_ftrace,
+	/*
+	 * PERMANENT: kernel.ftrace_enabled=0 would otherwise silently turn
+	 * the hook off; with it, that sysctl write fails while we are loaded.
+	 */
+	.flags = FTRACE_OPS_FL_IPMODIFY | FTRACE_OPS_FL_PERMANENT |
+		 AMT_FTRACE_OPS_SAVE_REGS,
+};
+
+/**
+ * amt_hook_init() - start redirecting exit_mm()'s final mmput()
+ *
+ * Return: 0, or a negative errno with the reason logged.
+ */
+int amt_hook_init(void)
+{
+	unsigned long ip = (unsigned long)mmput;
+	int ret;
+
+	ret = ftrace_set_filter_ip(&amt_mmput_ops, ip, 0, 0);
+	if (ret) {
+		pr_err("cannot trace mmput() (error %d): this kernel's ftrace cannot hook it\n",
+		       ret);
+		return ret;
+	}
+	ret = register_ftrace_function(&amt_mmput_ops);
+	if (ret) {
+		if (ret == -EBUSY)
+			pr_err("cannot hook mmput(): another IPMODIFY user (a livepatch, a kprobe or another hooking module) owns it, or kernel.ftrace_enabled is 0\n");
+		else
+			pr_err("cannot register the mmput() hook (error %d)\n",
+			       ret);
+		ftrace_set_filter_ip(&amt_mmput_ops, ip, 1, 0);
+		return ret;
+	}
+	return 0;
+}
+
+/**
+ * amt_hook_exit() - stop redirecting and wait until no task runs hook code
+ *
+ * After this returns no task executes amt_mmput_ftrace() or
+ * amt_mmput_exit(), and every mm they deferred has been queued.
+ */
+void amt_hook_exit(void)
+{
+	/* Waits for callbacks in flight: no task can enter the count after. */
+	unregister_ftrace_function(&amt_mmput_ops);
+	ftrace_set_filter_ip(&amt_mmput_ops, (unsigned long)mmput, 1, 0);
+	/* Redirected tasks may sleep in amt_mmput_exit() (the inline mmput). */
+	while (amt_inflight_sum())
+		msleep(20);
+	/* The last instructions after the decrement, and the return. */
+	synchronize_rcu_tasks();
+}

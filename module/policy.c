@@ -1,0 +1,111 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Deferral policy: which exiting mm may go to the mm_reaper. Pure code, no
+ * kernel state: unit tested on the host by tests/unit/test_policy.c.
+ *
+ * Copyright (C) 2026 The async_mm_teardown authors.
+ */
+#ifdef __KERNEL__
+#include <linux/errno.h>
+#else
+#include <errno.h>
+#include <stddef.h>
+#endif
+#include "policy.h"
+
+/**
+ * amt_decide() - decide whether an exiting mm may be deferred
+ * @f: what the exit hook read about the mm, holding its last reference
+ *
+ * The order matters only for which reason is counted: the cheap and common
+ * "do nothing" cases come first, then the safety gates. The budget gate is
+ * not here because it must be an atomic add-then-check on shared state; the
+ * caller applies it (with amt_budget_ok()) after AMT_DEFER.
+ *
+ * Return: AMT_DEFER, or the reason for tearing the mm down inline.
+ */
+enum amt_verdict amt_decide(const struct amt_exit_facts *f)
+{
+	if (!f->enabled)
+		return AMT_SYNC_DISABLED;
+	if (f->rss < f->thresh)
+		return AMT_SYNC_SMALL;
+	/* An OOM victim's memory must come back now, not behind a nice-19 thread. */
+	if (f->oom)
+		return AMT_REJECT_OOM;
+	/* exit_aio() waits for in-flight AIO: it must not stall the one reaper. */
+	if (f->aio)
+		return AMT_REJECT_AIO;
+	return AMT_DEFER;
+}
+
+/**
+ * amt_check_thresh() - validate a thresh_pages value
+ * @val: proposed threshold in pages
+ * @totalram: pages of RAM
+ *
+ * Return: 0 if 1 <= @val <= @totalram, else -EINVAL.
+ */
+int amt_check_thresh(unsigned long val, unsigned long totalram)
+{
+	return (val >= 1 && val <= totalram) ? 0 : -EINVAL;
+}
+
+/**
+ * amt_check_max_pending() - validate a max_pending_pages value
+ * @val: proposed cap in pages
+ * @totalram: pages of RAM
+ *
+ * Return: 0 if 1 <= @val <= @totalram, else -EINVAL.
+ */
+int amt_check_max_pending(unsigned long val, unsigned long totalram)
+{
+	return (val >= 1 && val <= totalram) ? 0 : -EINVAL;
+}
+
+/**
+ * amt_default_max_pending() - default pending-pages cap
+ * @totalram: pages of RAM
+ *
+ * RAM/4, as in the RFC: queued pages are invisible to reclaim until the
+ * reaper frees them, so the cap bounds that exposure; an mm larger than the
+ * cap falls back to inline teardown, which is its own backpressure.
+ *
+ * Return: the cap in pages, at least 1.
+ */
+unsigned long amt_default_max_pending(unsigned long totalram)
+{
+	return totalram / 4 ? totalram / 4 : 1;
+}
+
+/**
+ * amt_default_thresh() - default RSS threshold: 64 MiB worth of pages
+ * @page_size: bytes per page
+ *
+ * Return: the threshold in pages.
+ */
+unsigned long amt_default_thresh(unsigned long page_size)
+{
+	return (64UL << 20) / page_size;
+}
+
+static const char *const amt_verdict_names[AMT_NR_VERDICTS] = {
+	[AMT_DEFER]		= "queued",
+	[AMT_SYNC_DISABLED]	= "sync_disabled",
+	[AMT_SYNC_SMALL]	= "sync_small",
+	[AMT_REJECT_OOM]	= "rejected_oom_victim",
+	[AMT_REJECT_AIO]	= "rejected_aio",
+	[AMT_REJECT_BUDGET]	= "rejected_budget",
+	[AMT_REJECT_NOMEM]	= "rejected_nomem",
+};
+
+/**
+ * amt_verdict_name() - statistic name of a verdict
+ * @v: the verdict
+ *
+ * Return: a static string, or NULL for an out-of-range value.
+ */
+const char *amt_verdict_name(enum amt_verdict v)
+{
+	return (unsigned int)v < AMT_NR_VERDICTS ? amt_verdict_names[v] : NULL;
+}

@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Deferral policy: pure functions of plain inputs, shared by the module and
+ * the host unit tests (tests/unit), so no kernel header may be included here.
+ *
+ * Copyright (C) 2026 The async_mm_teardown authors.
+ */
+#ifndef AMT_POLICY_H
+#define AMT_POLICY_H
+
+#ifdef __KERNEL__
+#include <linux/types.h>
+#else
+#include <stdbool.h>
+#endif
+
+/* Why an exiting mm was or was not deferred; one statistic per value. */
+enum amt_verdict {
+	AMT_DEFER = 0,		/* queue it for the mm_reaper */
+	AMT_SYNC_DISABLED,	/* enabled=0: teardown inline, as without us */
+	AMT_SYNC_SMALL,		/* RSS below thresh_pages: not worth it */
+	AMT_REJECT_OOM,		/* OOM victim or OOM-reaped: free it now */
+	AMT_REJECT_AIO,		/* has an AIO context: exit_aio() may block */
+	AMT_REJECT_BUDGET,	/* would push pending pages over the cap */
+	AMT_REJECT_NOMEM,	/* no memory for the queue entry */
+	AMT_NR_VERDICTS,
+};
+
+/* What the exit hook knows about one mm when it holds the last reference. */
+struct amt_exit_facts {
+	bool enabled;		/* the runtime switch */
+	unsigned long rss;	/* resident pages of the mm */
+	unsigned long thresh;	/* thresh_pages */
+	bool oom;		/* any OOM marking of the task or the mm */
+	bool aio;		/* mm->ioctx_table != NULL */
+};
+
+enum amt_verdict amt_decide(const struct amt_exit_facts *f);
+
+/*
+ * Add-then-check budget: @new_total is the pending-page total after this
+ * mm's charge was added. Admit only if it stays within @cap; concurrent
+ * chargers can then over-reject but never over-admit.
+ */
+static inline bool amt_budget_ok(unsigned long new_total, unsigned long cap)
+{
+	return new_total <= cap;
+}
+
+/* Parameter validation; return 0 or a negative errno. */
+int amt_check_thresh(unsigned long val, unsigned long totalram);
+int amt_check_max_pending(unsigned long val, unsigned long totalram);
+unsigned long amt_default_max_pending(unsigned long totalram);
+unsigned long amt_default_thresh(unsigned long page_size);
+
+const char *amt_verdict_name(enum amt_verdict v);
+
+#endif /* AMT_POLICY_H */

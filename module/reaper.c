@@ -1,0 +1,242 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The mm_reaper: one freezable, nice-19 kthread that tears queued mms down,
+ * fed through a lock-free llist so that parallel exits never serialise on a
+ * lock. Also the pending-pages budget and the drain barrier.
+ *
+ * Copyright (C) 2026 The async_mm_teardown authors.
+ */
+#include <linux/file.h>
+#include <linux/freezer.h>
+#include <linux/kref.h>
+#include <linux/kthread.h>
+#include <linux/sched/mm.h>
+#include <linux/slab.h>
+#include <linux/topology.h>
+#include <linux/wait.h>
+#include "amt.h"
+#include "amt_trace.h"
+
+static LLIST_HEAD(amt_queue);
+static DECLARE_WAIT_QUEUE_HEAD(amt_reaper_wq);
+static struct task_struct *amt_reaper;
+
+static atomic_long_t amt_pending_pages_cnt = ATOMIC_LONG_INIT(0);
+static atomic_long_t amt_pending_mms_cnt = ATOMIC_LONG_INIT(0);
+static atomic_long_t amt_pending_peak = ATOMIC_LONG_INIT(0);
+
+/*
+ * A drain barrier rides the queue like an mm. The reaper takes entries in
+ * llist_add() order, so when it reaches the barrier everything queued before
+ * it has been torn down. Two references: the drainer's and the queue's, so a
+ * drainer that gives up (timeout, fatal signal) never frees a queued entry.
+ */
+struct amt_barrier {
+	struct amt_entry entry;	/* entry.mm == NULL */
+	struct kref ref;
+	struct completion done;
+};
+
+static void amt_barrier_free(struct kref *ref)
+{
+	kfree(container_of(ref, struct amt_barrier, ref));
+}
+
+static void amt_note_peak(long total)
+{
+	long peak = atomic_long_read(&amt_pending_peak);
+
+	while (total > peak &&
+	       !atomic_long_try_cmpxchg(&amt_pending_peak, &peak, total))
+		;
+}
+
+/**
+ * amt_reaper_charge() - reserve budget for a teardown about to be queued
+ * @pages: the mm's RSS, memoised: it keeps shrinking after the last user
+ *
+ * Return: true if charged; false (nothing charged) if over the cap.
+ */
+bool amt_reaper_charge(unsigned long pages)
+{
+	long total = atomic_long_add_return(pages, &amt_pending_pages_cnt);
+
+	if (!amt_budget_ok(total, READ_ONCE(amt_max_pending_pages))) {
+		atomic_long_sub(pages, &amt_pending_pages_cnt);
+		return false;
+	}
+	amt_note_peak(total);
+	return true;
+}
+
+/**
+ * amt_reaper_uncharge() - return a charge taken by amt_reaper_charge()
+ * @pages: the charge
+ */
+void amt_reaper_uncharge(unsigned long pages)
+{
+	atomic_long_sub(pages, &amt_pending_pages_cnt);
+}
+
+/**
+ * amt_reaper_queue() - hand an entry (and its mm reference) to the reaper
+ * @e: the entry; the reaper owns and frees it from now on
+ */
+void amt_reaper_queue(struct amt_entry *e)
+{
+	if (e->mm)
+		atomic_long_inc(&amt_pending_mms_cnt);
+	/* llist_add() is a full barrier: the reaper sees a complete entry. */
+	llist_add(&e->llnode, &amt_queue);
+	wake_up(&amt_reaper_wq);
+}
+
+static void amt_reap_one(struct amt_entry *e)
+{
+	unsigned long rss = get_mm_rss(e->mm);
+	u64 t0 = ktime_get_ns(), ns;
+
+	/* The last mm_users reference: __mmput() runs here. */
+	mmput(e->mm);
+	ns = ktime_get_ns() - t0;
+
+	amt_reaper_uncharge(e->charged);
+	atomic_long_dec(&amt_pending_mms_cnt);
+	amt_stat_teardown(ns);
+	amt_stat_inc(AMT_STAT_REAPED);
+	trace_mm_reaper_reap(e->pid, e->charged, rss, numa_node_id(), ns);
+	kfree(e);
+}
+
+static void amt_reap_batch(struct llist_node *batch)
+{
+	struct amt_entry *e, *tmp;
+
+	/* llist_del_all() returns newest first: reap in queue order. */
+	batch = llist_reverse_order(batch);
+	llist_for_each_entry_safe(e, tmp, batch, llnode) {
+		if (e->mm) {
+			amt_reap_one(e);
+		} else {
+			struct amt_barrier *b =
+				container_of(e, struct amt_barrier, entry);
+
+			complete(&b->done);
+			kref_put(&b->ref, amt_barrier_free);
+		}
+		/* Honour a freeze request between mms, not only per batch. */
+		try_to_freeze();
+		cond_resched();
+	}
+}
+
+static int amt_reaper_fn(void *unused)
+{
+	set_freezable();
+	for (;;) {
+		struct llist_node *batch;
+
+		wait_event_freezable(amt_reaper_wq, !llist_empty(&amt_queue) ||
+				     kthread_should_stop());
+		batch = llist_del_all(&amt_queue);
+		if (batch)
+			amt_reap_batch(batch);
+		/*
+		 * Stop only with an empty queue: amt_hook_exit() ran before
+		 * kthread_stop(), so nothing can be queued after this check.
+		 */
+		else if (kthread_should_stop())
+			break;
+	}
+	return 0;
+}
+
+/**
+ * amt_reaper_drain() - wait until everything queued before the call is freed
+ * @timeout_ms: give up after this long
+ *
+ * Also flushes the delayed fputs the teardowns left (a kthread's last fput()
+ * goes through delayed_fput), so mapped files are closed on return.
+ *
+ * Return: 0; -ETIMEDOUT; -EINTR on a fatal signal; -ENOMEM.
+ */
+int amt_reaper_drain(unsigned int timeout_ms)
+{
+	struct amt_barrier *b = kzalloc(sizeof(*b), GFP_KERNEL);
+	long left;
+
+	if (!b)
+		return -ENOMEM;
+	kref_init(&b->ref);
+	kref_get(&b->ref);
+	init_completion(&b->done);
+	amt_reaper_queue(&b->entry);
+
+	left = wait_for_completion_killable_timeout(&b->done,
+						    msecs_to_jiffies(timeout_ms));
+	kref_put(&b->ref, amt_barrier_free);
+	amt_stat_inc(AMT_STAT_DRAINS);
+	if (left > 0) {
+		flush_delayed_fput();
+		return 0;
+	}
+	amt_stat_inc(AMT_STAT_DRAIN_TIMEOUTS);
+	return left ? -EINTR : -ETIMEDOUT;
+}
+
+/**
+ * amt_reaper_start() - create the mm_reaper kthread
+ *
+ * Return: 0 or a negative errno.
+ */
+int amt_reaper_start(void)
+{
+	struct task_struct *t;
+
+	t = kthread_create(amt_reaper_fn, NULL, "mm_reaper");
+	if (IS_ERR(t))
+		return PTR_ERR(t);
+	/* Background work: yield to everything that is not. */
+	set_user_nice(t, MAX_NICE);
+	/*
+	 * No binding: kthread() itself gives every new kernel thread the
+	 * housekeeping CPUs (HK_TYPE_KTHREAD; v7.x follows cpuset isolation
+	 * too), and without PF_NO_SETAFFINITY admins can still re-affine it.
+	 */
+	amt_reaper = t;
+	wake_up_process(t);
+	return 0;
+}
+
+/**
+ * amt_reaper_stop() - tear down everything queued, then stop the kthread
+ *
+ * Called after amt_hook_exit(): nothing new can be queued.
+ */
+void amt_reaper_stop(void)
+{
+	kthread_stop(amt_reaper);
+	amt_reaper = NULL;
+	WARN_ON_ONCE(!llist_empty(&amt_queue));
+	flush_delayed_fput();
+}
+
+struct task_struct *amt_reaper_task(void)
+{
+	return amt_reaper;
+}
+
+long amt_pending_mms(void)
+{
+	return atomic_long_read(&amt_pending_mms_cnt);
+}
+
+long amt_pending_pages(void)
+{
+	return atomic_long_read(&amt_pending_pages_cnt);
+}
+
+long amt_pending_pages_peak(void)
+{
+	return atomic_long_read(&amt_pending_peak);
+}

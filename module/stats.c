@@ -1,0 +1,112 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Statistics: per-CPU event counters (one place increments each) and the
+ * read-only debugfs file async_mm_teardown/stats, one "name value" per line.
+ *
+ * Copyright (C) 2026 The async_mm_teardown authors.
+ */
+#include <linux/debugfs.h>
+#include <linux/percpu.h>
+#include <linux/seq_file.h>
+#include "amt.h"
+
+struct amt_pcpu_stats {
+	unsigned long v[AMT_NR_STATS];
+};
+
+static DEFINE_PER_CPU(struct amt_pcpu_stats, amt_pcpu_stats);
+/* Written only by the reaper. */
+static u64 amt_teardown_ns_total, amt_teardown_ns_max;
+static struct dentry *amt_debugfs_dir;
+
+/**
+ * amt_stat_inc() - count one event
+ * @stat: an enum amt_verdict or enum amt_stat value
+ */
+void amt_stat_inc(unsigned int stat)
+{
+	this_cpu_inc(amt_pcpu_stats.v[stat]);
+}
+
+/**
+ * amt_stat_teardown() - account one teardown done by the reaper
+ * @ns: its wall time
+ */
+void amt_stat_teardown(u64 ns)
+{
+	WRITE_ONCE(amt_teardown_ns_total, amt_teardown_ns_total + ns);
+	if (ns > amt_teardown_ns_max)
+		WRITE_ONCE(amt_teardown_ns_max, ns);
+}
+
+static unsigned long amt_stat_sum(unsigned int stat)
+{
+	unsigned long sum = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		sum += per_cpu(amt_pcpu_stats.v[stat], cpu);
+	return sum;
+}
+
+static int amt_stats_show(struct seq_file *m, void *unused)
+{
+	unsigned long v[AMT_NR_STATS], sync = 0, rejected = 0;
+	struct task_struct *reaper = amt_reaper_task();
+	unsigned int i;
+
+	for (i = 0; i < AMT_NR_STATS; i++)
+		v[i] = amt_stat_sum(i);
+	for (i = AMT_SYNC_DISABLED; i < AMT_NR_VERDICTS; i++) {
+		sync += v[i];
+		if (i >= AMT_REJECT_OOM)
+			rejected += v[i];
+	}
+
+	seq_printf(m, "queued %lu\n", v[AMT_DEFER]);
+	/* sync: every final exit drop torn down inline, for any reason */
+	seq_printf(m, "sync %lu\n", sync);
+	/* rejected: the part of sync that a safety gate sent back */
+	seq_printf(m, "rejected %lu\n", rejected);
+	for (i = AMT_SYNC_DISABLED; i < AMT_NR_VERDICTS; i++)
+		seq_printf(m, "%s %lu\n", amt_verdict_name(i), v[i]);
+	seq_printf(m, "reaped %lu\n", v[AMT_STAT_REAPED]);
+	seq_printf(m, "pending_mms %ld\n", amt_pending_mms());
+	seq_printf(m, "pending_pages %ld\n", amt_pending_pages());
+	seq_printf(m, "pending_pages_peak %ld\n", amt_pending_pages_peak());
+	seq_printf(m, "drains %lu\n", v[AMT_STAT_DRAINS]);
+	seq_printf(m, "drain_timeouts %lu\n", v[AMT_STAT_DRAIN_TIMEOUTS]);
+	seq_printf(m, "reaper_pid %d\n", reaper ? reaper->pid : 0);
+	seq_printf(m, "reaper_cpu_ns %llu\n",
+		   reaper ? (unsigned long long)READ_ONCE(reaper->se.sum_exec_runtime) : 0ULL);
+	seq_printf(m, "teardown_ns_total %llu\n",
+		   (unsigned long long)READ_ONCE(amt_teardown_ns_total));
+	seq_printf(m, "teardown_ns_max %llu\n",
+		   (unsigned long long)READ_ONCE(amt_teardown_ns_max));
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(amt_stats);
+
+/**
+ * amt_stats_init() - create the debugfs directory and stats file
+ *
+ * A kernel without debugfs (or with it locked down) still runs the module;
+ * only the file is missing.
+ *
+ * Return: 0.
+ */
+int amt_stats_init(void)
+{
+	amt_debugfs_dir = debugfs_create_dir(KBUILD_MODNAME, NULL);
+	debugfs_create_file("stats", 0444, amt_debugfs_dir, NULL,
+			    &amt_stats_fops);
+	return 0;
+}
+
+/**
+ * amt_stats_exit() - remove the debugfs files, waiting for readers
+ */
+void amt_stats_exit(void)
+{
+	debugfs_remove(amt_debugfs_dir);
+}

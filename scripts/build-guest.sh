@@ -1,0 +1,24 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Build the static guest programs: tests (tests/guest/t/*.c) and tools.
+#   scripts/build-guest.sh OUTDIR
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+out=${1:-$top/build/guest}
+mkdir -p "$out/tests" "$out/tools"
+cflags=(-static -O2 -g0 -Wall -Wextra -Wno-unused-parameter -Werror -D_GNU_SOURCE -pthread)
+lib=$top/tests/guest/lib/amt_test.c
+
+build() { # src dst
+	if [ ! -e "$2" ] || [ "$1" -nt "$2" ] || [ "$lib" -nt "$2" ] ||
+	   [ "$top/tests/guest/lib/amt_test.h" -nt "$2" ]; then
+		gcc "${cflags[@]}" -o "$2" "$1" "$lib"
+	fi
+}
+for src in "$top"/tests/guest/t/*.c; do
+	build "$src" "$out/tests/$(basename "$src" .c)"
+done
+for src in "$top"/tools/*.c "$top"/tests/harness/*_test.c; do
+	[ -e "$src" ] || continue
+	build "$src" "$out/tools/$(basename "$src" .c)"
+done

@@ -1,0 +1,44 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Make a Debian kernel available for the guest, without installing it.
+#
+#   scripts/kernel.sh SUITE      SUITE: bookworm (default, 6.1), trixie, sid
+#
+# Prints shell assignments on stdout: KVER, VMLINUZ, KDIR and CHROOT (empty
+# for bookworm, whose kbuild runs on this host; trixie and sid headers need a
+# newer glibc, so their module build runs in a cached debootstrap chroot).
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+cache=${AMT_CACHE:-$top/.cache}
+suite=${1:-bookworm}
+
+case "$suite" in
+bookworm) ;;
+trixie|sid) exec "$top/scripts/suite-chroot.sh" "$suite" ;;
+*) echo "kernel.sh: unknown suite '$suite' (allowed: bookworm trixie sid)" >&2
+   exit 2 ;;
+esac
+
+"$top/scripts/deps.sh"
+# linux-headers-amd64 depends on linux-headers-<current ABI>-amd64.
+hdr=$(apt-cache depends linux-headers-amd64 | awk '/Depends: linux-headers-/ {print $2; exit}')
+kver=${hdr#linux-headers-}
+[ -n "$kver" ] || { echo "kernel.sh: cannot resolve bookworm kernel" >&2; exit 1; }
+if [ ! -e "/lib/modules/$kver/build/Makefile" ]; then
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$hdr" >&2
+fi
+
+dir=$cache/kernels/$kver
+if [ ! -s "$dir/vmlinuz" ]; then
+	rm -rf "$dir.tmp" && mkdir -p "$dir.tmp"
+	(cd "$dir.tmp" && apt-get download -q "linux-image-$kver-unsigned" >&2)
+	dpkg -x "$dir.tmp"/linux-image-*.deb "$dir.tmp/root"
+	cp "$dir.tmp/root/boot/vmlinuz-$kver" "$dir.tmp/vmlinuz"
+	cp "$dir.tmp/root/boot/config-$kver" "$dir.tmp/config"
+	rm -rf "$dir.tmp/root" "$dir.tmp"/*.deb
+	rm -rf "$dir" && mv "$dir.tmp" "$dir"
+fi
+echo "KVER=$kver"
+echo "VMLINUZ=$dir/vmlinuz"
+echo "KDIR=/lib/modules/$kver/build"
+echo "CHROOT="

@@ -1,0 +1,470 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Guest-side test library: see amt_test.h.
+ */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include "amt_test.h"
+
+#define AMT_EXIT_SKIP 77
+#define AMT_MEM_TOLERANCE_KB (48 * 1024)
+
+static int amt_reason_fd = -1;	/* child -> parent: the reason text */
+
+static void amt_verdict_text(const char *prefix, const char *fmt, va_list ap)
+{
+	char buf[512];
+	int n = vsnprintf(buf, sizeof(buf), fmt, ap);
+
+	if (n < 0)
+		return;
+	if (amt_reason_fd >= 0)
+		if (write(amt_reason_fd, buf, strlen(buf)) < 0)
+			return;
+	fprintf(stderr, "# %s%s\n", prefix, buf);
+}
+
+void amt_fail(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	amt_verdict_text("FAIL: ", fmt, ap);
+	va_end(ap);
+	_exit(1);
+}
+
+void amt_skip(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	amt_verdict_text("SKIP: ", fmt, ap);
+	va_end(ap);
+	_exit(AMT_EXIT_SKIP);
+}
+
+void amt_note(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	fputs("# ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+}
+
+uint64_t amt_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+int amt_write_file(const char *path, const char *val)
+{
+	int fd = open(path, O_WRONLY);
+	int ret = 0;
+
+	if (fd < 0)
+		return errno;
+	if (write(fd, val, strlen(val)) < 0)
+		ret = errno;
+	close(fd);
+	return ret;
+}
+
+int amt_read_file(const char *path, char *buf, size_t len)
+{
+	int fd = open(path, O_RDONLY);
+	ssize_t n, total = 0;
+
+	if (fd < 0)
+		return -errno;
+	while (total < (ssize_t)len - 1 &&
+	       (n = read(fd, buf + total, len - 1 - total)) > 0)
+		total += n;
+	buf[total] = 0;
+	close(fd);
+	return total;
+}
+
+static long amt_meminfo(const char *key)
+{
+	char buf[4096], *p;
+
+	if (amt_read_file("/proc/meminfo", buf, sizeof(buf)) <= 0)
+		return -1;
+	p = strstr(buf, key);
+	return p ? strtol(p + strlen(key), NULL, 10) : -1;
+}
+
+long amt_mem_available_kb(void)
+{
+	return amt_meminfo("MemAvailable:");
+}
+
+long amt_mem_total_kb(void)
+{
+	return amt_meminfo("MemTotal:");
+}
+
+void amt_drop_caches(void)
+{
+	sync();
+	amt_write_file("/proc/sys/vm/drop_caches", "3");
+}
+
+bool amt_loaded(void)
+{
+	return access("/sys/module/async_mm_teardown", F_OK) == 0;
+}
+
+int amt_load(const char *params)
+{
+	int fd = open(AMT_KO, O_RDONLY | O_CLOEXEC);
+	int ret = 0;
+
+	if (fd < 0)
+		return errno;
+	if (syscall(SYS_finit_module, fd, params ? params : "", 0))
+		ret = errno;
+	close(fd);
+	return ret;
+}
+
+int amt_unload(void)
+{
+	return syscall(SYS_delete_module, "async_mm_teardown", O_NONBLOCK) ?
+	       errno : 0;
+}
+
+int amt_param_set(const char *name, const char *val)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path), AMT_PARAMS "%s", name);
+	return amt_write_file(path, val);
+}
+
+long amt_param_get(const char *name)
+{
+	char path[256], buf[64];
+
+	snprintf(path, sizeof(path), AMT_PARAMS "%s", name);
+	if (amt_read_file(path, buf, sizeof(buf)) <= 0)
+		return -1;
+	if (buf[0] == 'Y')
+		return 1;
+	if (buf[0] == 'N')
+		return 0;
+	return strtol(buf, NULL, 0);
+}
+
+int amt_drain(unsigned int ms)
+{
+	char v[32];
+
+	snprintf(v, sizeof(v), "%u", ms);
+	return amt_param_set("drain", v);
+}
+
+long amt_stat(const char *name)
+{
+	char buf[4096], *line, *save = NULL;
+	size_t n = strlen(name);
+
+	if (amt_read_file(AMT_STATS, buf, sizeof(buf)) <= 0)
+		return -1;
+	for (line = strtok_r(buf, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save))
+		if (!strncmp(line, name, n) && line[n] == ' ')
+			return strtol(line + n + 1, NULL, 10);
+	return -1;
+}
+
+void amt_reset_defaults(void)
+{
+	char v[32];
+
+	if (!amt_loaded() && amt_load(NULL))
+		return;
+	amt_param_set("enabled", "1");
+	amt_param_set("thresh_pages", "16384");
+	snprintf(v, sizeof(v), "%ld", amt_mem_total_kb() / 4 / 4);
+	amt_param_set("max_pending_pages", v);
+}
+
+/* ---- memory hogs ---- */
+
+struct amt_child {
+	pid_t pid;
+	int go_fd;	/* write a byte: the child _exit()s */
+};
+
+static struct amt_child amt_children[64];
+static int amt_ready_fd = -1, amt_go_fd = -1;
+
+void amt_touch(void *p, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < len; i += 4096)
+		((volatile char *)p)[i] = 1;
+}
+
+void amt_hog_ready(void)
+{
+	char c = 1;
+	ssize_t n;
+
+	if (write(amt_ready_fd, &c, 1) != 1)
+		_exit(3);
+	/* Wait for amt_hog_exit() or a kill. */
+	n = read(amt_go_fd, &c, 1);
+	_exit(n == 1 ? 0 : 4);
+}
+
+pid_t amt_hog_fn(void (*fn)(void *), void *arg)
+{
+	int ready[2], go[2], i;
+	pid_t pid;
+	char c;
+
+	if (pipe(ready) || pipe(go))
+		amt_fail("pipe: %s", strerror(errno));
+	pid = fork();
+	if (pid < 0)
+		amt_fail("fork: %s", strerror(errno));
+	if (!pid) {
+		close(ready[0]);
+		close(go[1]);
+		if (amt_reason_fd >= 0)
+			close(amt_reason_fd);
+		amt_reason_fd = -1;
+		amt_ready_fd = ready[1];
+		amt_go_fd = go[0];
+		fn(arg);
+		amt_hog_ready();
+	}
+	close(ready[1]);
+	close(go[0]);
+	if (read(ready[0], &c, 1) != 1)
+		amt_fail("hog %d died before it was ready", pid);
+	close(ready[0]);
+	for (i = 0; i < 64; i++)
+		if (!amt_children[i].pid) {
+			amt_children[i].pid = pid;
+			amt_children[i].go_fd = go[1];
+			return pid;
+		}
+	amt_fail("too many hogs");
+}
+
+static void amt_hog_body(void *arg)
+{
+	unsigned long spec = (unsigned long)arg;
+	size_t len = (spec >> 4) * MiB;
+	int kind = spec & 15;
+	void *p;
+
+	p = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		 (kind == AMT_HOG_SHMEM ? MAP_SHARED : MAP_PRIVATE) |
+		 MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		_exit(2);
+	if (kind == AMT_HOG_ANON)
+		madvise(p, len, MADV_NOHUGEPAGE);
+	else if (kind == AMT_HOG_THP)
+		madvise(p, len, MADV_HUGEPAGE);
+	amt_touch(p, len);
+}
+
+pid_t amt_hog(unsigned long mb, enum amt_hog_kind kind)
+{
+	return amt_hog_fn(amt_hog_body, (void *)((mb << 4) | kind));
+}
+
+static struct amt_child *amt_child(pid_t pid)
+{
+	int i;
+
+	for (i = 0; i < 64; i++)
+		if (amt_children[i].pid == pid)
+			return &amt_children[i];
+	return NULL;
+}
+
+int amt_reap(pid_t pid)
+{
+	struct amt_child *c = amt_child(pid);
+	int status = 0;
+
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	if (c) {
+		close(c->go_fd);
+		c->pid = 0;
+	}
+	return status;
+}
+
+void amt_hog_exit(pid_t pid)
+{
+	struct amt_child *c = amt_child(pid);
+	char b = 1;
+
+	if (!c || write(c->go_fd, &b, 1) != 1)
+		amt_fail("cannot tell hog %d to exit", pid);
+}
+
+uint64_t amt_kill_wait(pid_t pid)
+{
+	uint64_t t0 = amt_now_ns();
+
+	kill(pid, SIGKILL);
+	amt_reap(pid);
+	return amt_now_ns() - t0;
+}
+
+/* ---- tracepoints ---- */
+
+void amt_trace_start(void)
+{
+	amt_write_file(AMT_TRACE "tracing_on", "0");
+	amt_write_file(AMT_TRACE "trace", "");
+	amt_write_file(AMT_TRACE "buffer_size_kb", "1024");
+	amt_write_file(AMT_TRACE "events/async_mm_teardown/enable", "1");
+	amt_write_file(AMT_TRACE "tracing_on", "1");
+}
+
+void amt_trace_stop(void)
+{
+	amt_write_file(AMT_TRACE "tracing_on", "0");
+	amt_write_file(AMT_TRACE "events/async_mm_teardown/enable", "0");
+}
+
+int amt_trace_count(const char *event, pid_t pid)
+{
+	FILE *f = fopen(AMT_TRACE "trace", "r");
+	char line[512], ev[80], pidstr[32];
+	int n = 0;
+
+	if (!f)
+		return -1;
+	snprintf(ev, sizeof(ev), " %s: ", event);
+	snprintf(pidstr, sizeof(pidstr), "pid=%d ", pid);
+	while (fgets(line, sizeof(line), f))
+		if (strstr(line, ev) && (!pid || strstr(line, pidstr)))
+			n++;
+	fclose(f);
+	return n;
+}
+
+/* ---- the runner ---- */
+
+static int amt_settle(long base_kb, long *now_kb)
+{
+	int i;
+
+	/* Everything queued is torn down and every file closed... */
+	for (i = 0; i < 100; i++) {
+		if (amt_loaded() && amt_drain(30000) == 0)
+			break;
+		usleep(100000);
+	}
+	/* ...then memory comes back (RCU-freed pages, pcp lists) shortly. */
+	for (i = 0; i < 100; i++) {
+		amt_drop_caches();
+		*now_kb = amt_mem_available_kb();
+		if (*now_kb >= base_kb - AMT_MEM_TOLERANCE_KB)
+			return 0;
+		usleep(100000);
+	}
+	return -1;
+}
+
+int amt_main(const struct amt_test *t)
+{
+	int reason[2], status = 0, code;
+	char why[512] = "";
+	long base_kb, now_kb;
+	ssize_t n;
+	pid_t pid;
+
+	setvbuf(stdout, NULL, _IONBF, 0);
+	fprintf(stderr, "# %s: %s\n", t->name, t->behaviour);
+	amt_reset_defaults();
+	if (!amt_loaded()) {
+		printf("not ok - %s # module not loaded\n", t->name);
+		return 1;
+	}
+	amt_settle(0, &base_kb);
+	base_kb = amt_mem_available_kb();
+
+	if (pipe(reason))
+		return 1;
+	pid = fork();
+	if (!pid) {
+		close(reason[0]);
+		amt_reason_fd = reason[1];
+		signal(SIGALRM, SIG_DFL);
+		alarm(t->timeout_s);
+		setpgid(0, 0);
+		t->fn();
+		_exit(0);
+	}
+	close(reason[1]);
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	/* Whatever the test left running goes with it. */
+	kill(-pid, SIGKILL);
+	while (waitpid(-1, NULL, WNOHANG) > 0)
+		;
+	fcntl(reason[0], F_SETFL, O_NONBLOCK);
+	n = read(reason[0], why, sizeof(why) - 1);
+	why[n > 0 ? n : 0] = 0;
+	close(reason[0]);
+
+	amt_trace_stop();
+	amt_reset_defaults();
+	if (WIFSIGNALED(status) && WTERMSIG(status) == SIGALRM) {
+		printf("not ok - %s # timeout after %us\n", t->name,
+		       t->timeout_s);
+		return 1;
+	}
+	if (WIFSIGNALED(status)) {
+		printf("not ok - %s # died of signal %d\n", t->name,
+		       WTERMSIG(status));
+		return 1;
+	}
+	code = WEXITSTATUS(status);
+	if (code == AMT_EXIT_SKIP) {
+		printf("ok - %s # SKIP %s\n", t->name, why);
+		return 0;
+	}
+	if (code) {
+		printf("not ok - %s # %s\n", t->name, why[0] ? why : "failed");
+		return 1;
+	}
+	if (amt_settle(base_kb, &now_kb)) {
+		printf("not ok - %s # memory not returned: MemAvailable %ld kB, baseline %ld kB\n",
+		       t->name, now_kb, base_kb);
+		return 1;
+	}
+	printf("ok - %s\n", t->name);
+	return 0;
+}

@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Guest-side test library. One test file states one behaviour:
+ *
+ *	static void run(void) { ... amt_fail("why") ... }
+ *	AMT_TEST("name", "the behaviour it proves", 120, run)
+ *
+ * main() resets the module to its defaults, records MemAvailable, runs the
+ * test in a fresh child with a timeout, then drains the reaper and checks
+ * that the memory came back. It prints exactly one TAP verdict line.
+ */
+#ifndef AMT_TEST_H
+#define AMT_TEST_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#define AMT_KO "/amt/async_mm_teardown.ko"
+#define AMT_PARAMS "/sys/module/async_mm_teardown/parameters/"
+#define AMT_STATS "/sys/kernel/debug/async_mm_teardown/stats"
+#define AMT_TRACE "/sys/kernel/tracing/"
+#define MiB (1024UL * 1024UL)
+
+struct amt_test {
+	const char *name;
+	const char *behaviour;
+	unsigned int timeout_s;
+	void (*fn)(void);
+};
+
+int amt_main(const struct amt_test *t);
+
+#define AMT_TEST(n, b, timeout, f)					\
+	int main(void)							\
+	{								\
+		static const struct amt_test t = { n, b, timeout, f };	\
+		return amt_main(&t);					\
+	}
+
+/* Verdicts from inside the test (the child): they do not return. */
+void amt_fail(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
+void amt_skip(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
+/* A diagnostic line ("# ...") that does not change the verdict. */
+void amt_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+#define amt_assert(cond, ...) do { if (!(cond)) amt_fail(__VA_ARGS__); } while (0)
+
+/* Module control. */
+bool amt_loaded(void);
+int amt_load(const char *params);	/* 0 or errno */
+int amt_unload(void);			/* 0 or errno */
+int amt_param_set(const char *name, const char *val); /* 0 or errno */
+long amt_param_get(const char *name);
+int amt_drain(unsigned int ms);		/* 0 or errno */
+void amt_reset_defaults(void);
+long amt_stat(const char *name);	/* -1 if missing */
+
+/* System state. */
+long amt_mem_available_kb(void);
+long amt_mem_total_kb(void);
+void amt_drop_caches(void);
+int amt_write_file(const char *path, const char *val); /* 0 or errno */
+int amt_read_file(const char *path, char *buf, size_t len); /* bytes or -errno */
+uint64_t amt_now_ns(void);
+
+/* Processes that hold memory. */
+enum amt_hog_kind {
+	AMT_HOG_ANON,		/* anonymous, MADV_NOHUGEPAGE */
+	AMT_HOG_THP,		/* anonymous, MADV_HUGEPAGE */
+	AMT_HOG_SHMEM,		/* MAP_SHARED|MAP_ANONYMOUS */
+};
+
+/*
+ * Fork a child that maps and touches @mb MiB, then waits. Returns its pid
+ * once the memory is resident. amt_hog_exit() makes it _exit() voluntarily.
+ */
+pid_t amt_hog(unsigned long mb, enum amt_hog_kind kind);
+pid_t amt_hog_fn(void (*fn)(void *), void *arg); /* custom child body */
+void amt_hog_ready(void);			  /* from a custom body */
+void amt_touch(void *p, size_t len);
+void amt_hog_exit(pid_t pid);
+/* SIGKILL and reap; returns the kill->waitpid() time in ns. */
+uint64_t amt_kill_wait(pid_t pid);
+/* Reap only; returns the wait status. */
+int amt_reap(pid_t pid);
+
+/* Tracepoints of the module. */
+void amt_trace_start(void);
+void amt_trace_stop(void);
+int amt_trace_count(const char *event, pid_t pid); /* pid 0: any */
+
+#endif /* AMT_TEST_H */

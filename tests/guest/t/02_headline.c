@@ -1,0 +1,52 @@
+// SPDX-License-Identifier: GPL-2.0
+/* A large killed process is queued, reaped, and its waitpid() is fast. */
+#include <stdlib.h>
+#include "../lib/amt_test.h"
+
+static int cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static void run(void)
+{
+	uint64_t sync_ns[3], async_ns[3];
+	long q0 = amt_stat("queued"), r0 = amt_stat("reaped");
+	int i;
+
+	amt_trace_start();
+	for (i = 0; i < 3; i++) {
+		pid_t pid;
+
+		amt_assert(!amt_param_set("enabled", "0"), "cannot disable");
+		pid = amt_hog(512, AMT_HOG_ANON);
+		sync_ns[i] = amt_kill_wait(pid);
+		amt_assert(amt_trace_count("mm_reaper_queue", pid) == 0,
+			   "disabled, yet pid %d was queued", pid);
+
+		amt_assert(!amt_param_set("enabled", "1"), "cannot enable");
+		pid = amt_hog(512, AMT_HOG_ANON);
+		async_ns[i] = amt_kill_wait(pid);
+		amt_assert(!amt_drain(60000), "drain failed");
+		amt_assert(amt_trace_count("mm_reaper_queue", pid) == 1,
+			   "pid %d not queued exactly once", pid);
+		amt_assert(amt_trace_count("mm_reaper_reap", pid) == 1,
+			   "pid %d not reaped exactly once", pid);
+	}
+	amt_assert(amt_stat("queued") - q0 == 3, "queued +%ld, want +3",
+		   amt_stat("queued") - q0);
+	amt_assert(amt_stat("reaped") - r0 == 3, "reaped +%ld, want +3",
+		   amt_stat("reaped") - r0);
+	qsort(sync_ns, 3, sizeof(sync_ns[0]), cmp);
+	qsort(async_ns, 3, sizeof(async_ns[0]), cmp);
+	amt_note("512 MiB kill->waitpid median: inline %.1f ms, deferred %.1f ms",
+		 sync_ns[1] / 1e6, async_ns[1] / 1e6);
+	/* A loose bound: the benchmarks measure; this only proves a win. */
+	amt_assert(async_ns[1] * 3 < sync_ns[1],
+		   "deferred median %.1f ms not 3x below inline %.1f ms",
+		   async_ns[1] / 1e6, sync_ns[1] / 1e6);
+}
+
+AMT_TEST("headline", "a large killed process is queued once, reaped once, and waitpid() returns well before an inline teardown would", 300, run)

@@ -1,0 +1,88 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Host unit tests of module/policy.c: the deferral decision, the budget
+ * check and parameter validation, compiled without any kernel header.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include "../../module/policy.h"
+
+static int failed, passed;
+
+#define CHECK(cond, name) do {						\
+	if (cond) {							\
+		passed++;						\
+		printf("ok - %s\n", name);				\
+	} else {							\
+		failed++;						\
+		printf("not ok - %s (%s:%d: %s)\n", name, __FILE__,	\
+		       __LINE__, #cond);				\
+	}								\
+} while (0)
+
+static struct amt_exit_facts big(void)
+{
+	struct amt_exit_facts f = {
+		.enabled = true, .rss = 100000, .thresh = 16384,
+	};
+	return f;
+}
+
+int main(void)
+{
+	struct amt_exit_facts f;
+	int i;
+
+	f = big();
+	CHECK(amt_decide(&f) == AMT_DEFER, "large healthy exit is deferred");
+	f.enabled = false;
+	CHECK(amt_decide(&f) == AMT_SYNC_DISABLED, "disabled means inline");
+	f = big();
+	f.rss = f.thresh - 1;
+	CHECK(amt_decide(&f) == AMT_SYNC_SMALL, "below threshold is inline");
+	f.rss = f.thresh;
+	CHECK(amt_decide(&f) == AMT_DEFER, "threshold is inclusive");
+	f = big();
+	f.oom = true;
+	CHECK(amt_decide(&f) == AMT_REJECT_OOM, "OOM victim never deferred");
+	f.aio = true;
+	CHECK(amt_decide(&f) == AMT_REJECT_OOM, "OOM wins over AIO");
+	f = big();
+	f.aio = true;
+	CHECK(amt_decide(&f) == AMT_REJECT_AIO, "AIO user stays inline");
+	f = big();
+	f.rss = 1;
+	f.oom = true;
+	CHECK(amt_decide(&f) == AMT_SYNC_SMALL,
+	      "small OOM victim counted as small, not rejected");
+	f.enabled = false;
+	CHECK(amt_decide(&f) == AMT_SYNC_DISABLED, "disabled wins over all");
+
+	CHECK(amt_budget_ok(100, 100), "budget: total equal to cap admitted");
+	CHECK(!amt_budget_ok(101, 100), "budget: over cap rejected");
+	CHECK(amt_budget_ok(0, 1), "budget: empty admitted");
+
+	CHECK(amt_check_thresh(0, 1000) == -EINVAL, "thresh 0 refused");
+	CHECK(amt_check_thresh(1, 1000) == 0, "thresh 1 accepted");
+	CHECK(amt_check_thresh(1000, 1000) == 0, "thresh = RAM accepted");
+	CHECK(amt_check_thresh(1001, 1000) == -EINVAL, "thresh > RAM refused");
+	CHECK(amt_check_max_pending(0, 1000) == -EINVAL, "cap 0 refused");
+	CHECK(amt_check_max_pending(1000, 1000) == 0, "cap = RAM accepted");
+	CHECK(amt_check_max_pending(1001, 1000) == -EINVAL,
+	      "cap > RAM refused");
+	CHECK(amt_default_max_pending(1000) == 250, "default cap is RAM/4");
+	CHECK(amt_default_max_pending(3) == 1, "default cap at least 1");
+	CHECK(amt_default_thresh(4096) == 16384, "default thresh 64 MiB");
+
+	for (i = 0; i < AMT_NR_VERDICTS; i++)
+		CHECK(amt_verdict_name(i) && *amt_verdict_name(i),
+		      "every verdict has a statistic name");
+	CHECK(amt_verdict_name(AMT_NR_VERDICTS) == NULL,
+	      "out-of-range verdict has no name");
+	CHECK(strcmp(amt_verdict_name(AMT_DEFER), "queued") == 0,
+	      "deferred exits are counted as queued");
+
+	printf("%d passed, %d failed\n", passed, failed);
+	return failed != 0;
+}

@@ -43,6 +43,7 @@ struct task_struct *amt_reaper_task(void);
 long amt_pending_mms(void);
 long amt_pending_pages(void);
 long amt_pending_pages_peak(void);
+void amt_reaper_reset_peak(void);
 
 /* oom.c */
 bool amt_oom_involved(struct task_struct *tsk, struct mm_struct *mm);

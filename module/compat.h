@@ -10,10 +10,8 @@
 #ifndef AMT_COMPAT_H
 #define AMT_COMPAT_H
 
-#include <linux/version.h>
-
-#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 1, 0)
-#error "async_mm_teardown supports Linux 6.1 and later"
+#ifndef AMT_KERNEL_SUPPORTED
+#error "async_mm_teardown supports Linux 6.1 and later (Kbuild found an older tree)"
 #endif
 
 #ifndef CONFIG_DYNAMIC_FTRACE_WITH_REGS
@@ -82,7 +80,7 @@ static __always_inline void amt_fregs_set_ip(struct ftrace_regs *fregs,
  */
 #if defined(AMT_HAVE_EXE_FILE_ALLOW_WRITE)
 #define amt_exe_allow_write(file) exe_file_allow_write_access(file)
-#elif LINUX_VERSION_CODE >= KERNEL_VERSION(6, 11, 0)
+#elif defined(AMT_EXEC_NO_DENY_WRITE)
 #define amt_exe_allow_write(file) do { } while (0)
 #else
 #define amt_exe_allow_write(file) allow_write_access(file)
@@ -92,7 +90,7 @@ static __always_inline void amt_fregs_set_ip(struct ftrace_regs *fregs,
 static inline bool amt_mm_has_aio(struct mm_struct *mm)
 {
 #ifdef CONFIG_AIO
-	return rcu_access_pointer(mm->ioctx_table) != NULL;
+	return !!rcu_access_pointer(mm->ioctx_table);
 #else
 	return false;
 #endif

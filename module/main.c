@@ -90,7 +90,11 @@ unsigned long amt_max_pending_pages;
 
 static int amt_max_pending_set(const char *val, const struct kernel_param *kp)
 {
-	return amt_ulong_set(val, kp, amt_check_max_pending);
+	int ret = amt_ulong_set(val, kp, amt_check_max_pending);
+
+	if (!ret)
+		amt_reaper_reset_peak();
+	return ret;
 }
 
 static const struct kernel_param_ops amt_max_pending_ops = {

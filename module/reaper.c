@@ -240,3 +240,13 @@ long amt_pending_pages_peak(void)
 {
 	return atomic_long_read(&amt_pending_peak);
 }
+
+/**
+ * amt_reaper_reset_peak() - restart the pending_pages high watermark
+ *
+ * Called when the cap changes, so the peak shows how the new cap held.
+ */
+void amt_reaper_reset_peak(void)
+{
+	atomic_long_set(&amt_pending_peak, amt_pending_pages());
+}

@@ -76,24 +76,25 @@ wait "$qpid" 2>/dev/null && qrc=0 || qrc=$?
 elapsed=$((SECONDS - start))
 
 fail=0
-tr -d '\r' < "$results" | grep -E '^(ok|not ok) ' || true
+tr -d '\r' < "$results" | grep -E '^(ok|not ok) ' |
+	sed -E "s/^(ok|not ok) - /\1 - $KVER: /" || true
 grep -q '^not ok ' "$results" && fail=1
 
 # The harness's own verdicts.
 if [ "$elapsed" -ge "$timeout" ]; then
-	echo "not ok - $run: guest powered off in time # killed after ${timeout}s"
+	echo "not ok - $KVER: $run: guest powered off in time # killed after ${timeout}s"
 	fail=1
 elif ! grep -q '^#DONE' "$results"; then
-	echo "not ok - $run: guest ran to the end # no end marker, qemu status $qrc; see $console"
+	echo "not ok - $KVER: $run: guest ran to the end # no end marker, qemu status $qrc; see $console"
 	fail=1
 else
-	echo "ok - $run: guest ran to the end and powered off (${elapsed}s)"
+	echo "ok - $KVER: $run: guest ran to the end and powered off (${elapsed}s)"
 fi
 bad='BUG:|WARNING:|Oops|Call Trace|bad rss-counter|KASAN|lockdep|possible circular locking|blocked for more than|soft lockup|Kernel panic|kmemleak|general protection'
 if grep -av 'ommand line:' "$console" | grep -aEn "$bad" > "$logs/$KVER-$run.splats"; then
-	echo "not ok - $run: kernel log clean # $(head -1 "$logs/$KVER-$run.splats" | cut -c1-150)"
+	echo "not ok - $KVER: $run: kernel log clean # $(head -1 "$logs/$KVER-$run.splats" | cut -c1-150)"
 	fail=1
 else
-	echo "ok - $run: kernel log clean (no warning, oops, hang or bad rss-counter)"
+	echo "ok - $KVER: $run: kernel log clean (no warning, oops, hang or bad rss-counter)"
 fi
 exit $fail

@@ -51,7 +51,7 @@ MARKER=.amt-suite-chroot-complete
 CHROOT_PKGS=(gcc make libc6-dev linux-headers-amd64)
 
 usage() {
-    sed -n '2,6p' "$SCRIPT_PATH" | sed 's/^# \{0,1\}//' >&2
+    sed -n '5,7p' "$SCRIPT_PATH" | sed 's/^# \{0,1\}//' >&2
     exit 2
 }
 

@@ -76,7 +76,7 @@ uint64_t amt_now_ns(void)
 
 int amt_write_file(const char *path, const char *val)
 {
-	int fd = open(path, O_WRONLY);
+	int fd = open(path, O_WRONLY | O_TRUNC);
 	int ret = 0;
 
 	if (fd < 0)

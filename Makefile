@@ -1,0 +1,38 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# async_mm_teardown: developer entry points. The kernel build itself is
+# driven by ./Kbuild (this file is not read by kbuild).
+#
+#   make [module]          build the module for KERNEL (default bookworm)
+#   make check             unit tests + the guest suite + harness self-tests
+#   make demo              boot a guest, kill a large process with and without
+#   make clean
+#
+# KERNEL selects the Debian kernel booted in the guest: bookworm (Debian 12,
+# 6.1, the default), trixie (Debian 13, 6.12) or sid (newest). Everything is
+# fetched and cached under .cache/ (git-ignored); nothing is installed into
+# or loaded into the host's kernel.
+
+KERNEL ?= bookworm
+
+.PHONY: all module check demo unit clean
+
+all: module
+
+module:
+	scripts/build-module.sh $(KERNEL)
+
+check:
+	scripts/check.sh $(KERNEL)
+
+demo:
+	scripts/demo.sh $(KERNEL)
+
+unit:
+	mkdir -p build/unit
+	gcc -Wall -Wextra -Werror -O2 -o build/unit/test_policy \
+		tests/unit/test_policy.c module/policy.c
+	build/unit/test_policy
+
+clean:
+	rm -rf build

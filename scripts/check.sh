@@ -1,0 +1,86 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# make check: host unit tests, the guest suite on one Debian kernel, and
+# (on the default kernel) self-tests proving the harness catches failures.
+#   scripts/check.sh [SUITE...]   SUITE: bookworm (default), trixie, sid
+# Prints TAP lines and ends with "N passed, N failed, N skipped".
+set -uo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+suites=${*:-bookworm}
+tap=$(mktemp)
+trap 'rm -f "$tap"' EXIT
+
+emit() { # reads unnumbered "ok - x" / "not ok - x" lines, numbers them
+	while IFS= read -r line; do
+		case "$line" in
+		"ok "*|"not ok "*)
+			echo "$line" >> "$tap"
+			n=$(wc -l < "$tap")
+			echo "${line/ok /ok $n }" ;;
+		*) echo "$line" ;;
+		esac
+	done
+}
+
+if ! "$top/scripts/deps.sh"; then
+	echo "not ok - host dependencies installed" | emit
+	echo "0 passed, 1 failed"
+	exit 1
+fi
+
+# 1. Host unit tests of the pure policy code.
+mkdir -p "$top/build/unit"
+if gcc -Wall -Wextra -Werror -O2 -o "$top/build/unit/test_policy" \
+	"$top/tests/unit/test_policy.c" "$top/module/policy.c"; then
+	"$top/build/unit/test_policy" | grep -E '^(ok|not ok) ' |
+		sed 's/^\(ok\|not ok\) - /\1 - unit: /' | emit
+else
+	echo "not ok - unit: policy tests build" | emit
+fi
+
+# 2. Kernel coding style of the module.
+"$top/scripts/checkpatch.sh" | emit
+
+# 3. The guest suite, on each kernel asked for.
+for suite in $suites; do
+	"$top/scripts/run-guest.sh" -k "$suite" -r suite | emit
+done
+suite=bookworm
+
+# 4. The harness catches what it must (on bookworm only: this tests the
+#    harness, not the kernel).
+if [ "${AMT_SELFTEST:-1}" = 1 ]; then
+	expect_fail() { # name, regex the failure must match, run-guest args...
+		local name=$1 want=$2 out
+		shift 2
+		if out=$("$top/scripts/run-guest.sh" -k "$suite" "$@" 2>/dev/null); then
+			echo "not ok - harness: $name # the run passed"
+		elif ! echo "$out" | grep -qE "^not ok - .*$want"; then
+			echo "not ok - harness: $name # failed, but not with '$want'"
+		else
+			echo "ok - harness: $name"
+		fi
+		echo "$out" | sed 's/^/# /'
+	}
+	eval "$("$top/scripts/kernel.sh" "$suite")"
+	hdir=$top/build/$KVER/harness-src
+	mkdir -p "$hdir" && cp -p "$top"/tests/harness/{Kbuild,amt_warn.c} "$hdir/"
+	if make -C "$KDIR" M="$hdir" modules > "$hdir/build.log" 2>&1; then
+		expect_fail "a module that WARNs fails the run" \
+			"kernel log clean # .*(WARNING|Kernel panic)" -r harness-warn -x "$hdir/amt_warn.ko" -t none | emit
+	else
+		echo "not ok - harness: warn module builds" | emit
+	fi
+	expect_fail "a failing guest test fails the run" \
+		"harness_deliberate_failure # deliberate failure" \
+		-r harness-fail -t none | emit
+	expect_fail "a hung guest is killed and fails the run" \
+		"powered off in time # killed" -r harness-hang -t none -T 45 | emit
+fi
+
+pass=$(grep -c '^ok ' "$tap" || true)
+skip=$(grep -c '^ok .*# SKIP' "$tap" || true)
+fail=$(grep -c '^not ok ' "$tap" || true)
+pass=$((pass - skip))
+echo "$pass passed, $fail failed, $skip skipped"
+[ "$fail" = 0 ] && [ "$pass" -gt 0 ]

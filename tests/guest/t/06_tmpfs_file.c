@@ -1,0 +1,53 @@
+// SPDX-License-Identifier: GPL-2.0
+/* A process mapping a tmpfs file is deferred; the file's data survives. */
+#include <fcntl.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#include "../lib/amt_test.h"
+
+#define FILE_MB 128
+#define PATH "/tmp/amt_tmpfs_file"
+
+static void body(void *unused)
+{
+	int fd = open(PATH, O_RDWR | O_CREAT | O_TRUNC, 0600);
+	char *p;
+
+	if (fd < 0 || ftruncate(fd, FILE_MB * MiB))
+		_exit(2);
+	p = mmap(NULL, FILE_MB * MiB, PROT_READ | PROT_WRITE, MAP_SHARED,
+		 fd, 0);
+	if (p == MAP_FAILED)
+		_exit(2);
+	memset(p, 0x5a, FILE_MB * MiB);
+	close(fd);
+}
+
+static void run(void)
+{
+	unsigned char buf[4096];
+	pid_t pid;
+	off_t off;
+	int fd;
+
+	amt_trace_start();
+	pid = amt_hog_fn(body, NULL);
+	amt_kill_wait(pid);
+	amt_assert(!amt_drain(60000), "drain failed");
+	amt_assert(amt_trace_count("mm_reaper_queue", pid) == 1,
+		   "process with a %d MiB shared tmpfs mapping not queued",
+		   FILE_MB);
+	fd = open(PATH, O_RDONLY);
+	amt_assert(fd >= 0, "file gone");
+	for (off = 0; off < (off_t)(FILE_MB * MiB); off += 16 * MiB) {
+		amt_assert(pread(fd, buf, sizeof(buf), off) == sizeof(buf),
+			   "short read");
+		amt_assert(buf[0] == 0x5a && buf[4095] == 0x5a,
+			   "data lost at offset %ld", (long)off);
+	}
+	close(fd);
+	unlink(PATH);
+}
+
+AMT_TEST("tmpfs_file", "a process with a shared tmpfs file mapping is deferred and the file keeps its data", 120, run)

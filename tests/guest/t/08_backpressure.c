@@ -1,0 +1,46 @@
+// SPDX-License-Identifier: GPL-2.0
+/* With the cap forced low, parallel exits split into queued and inline. */
+#include <signal.h>
+#include <stdio.h>
+#include "../lib/amt_test.h"
+
+#define N 8
+#define MB 128
+
+static void run(void)
+{
+	long q0 = amt_stat("queued"), b0 = amt_stat("rejected_budget");
+	long cap = 3 * MB * 256 / 2;	/* pages: room for one, not two */
+	pid_t pids[N];
+	char v[32];
+	int i;
+
+	snprintf(v, sizeof(v), "%ld", cap);
+	amt_assert(!amt_param_set("max_pending_pages", v), "cannot set cap");
+	for (i = 0; i < N; i++)
+		pids[i] = amt_hog(MB, AMT_HOG_ANON);
+	for (i = 0; i < N; i++)
+		kill(pids[i], SIGKILL);
+	for (i = 0; i < N; i++)
+		amt_reap(pids[i]);
+	amt_assert(!amt_drain(60000), "drain failed");
+	{
+		long q = amt_stat("queued") - q0;
+		long b = amt_stat("rejected_budget") - b0;
+
+		amt_note("cap %ld pages: queued %ld, rejected_budget %ld", cap,
+			 q, b);
+		amt_assert(q + b == N, "queued %ld + budget fallbacks %ld != %d",
+			   q, b, N);
+		amt_assert(q >= 1, "nothing queued at all");
+		amt_assert(b >= 1, "the cap never pushed back");
+	}
+	amt_assert(amt_stat("pending_pages_peak") <= cap,
+		   "pending pages peaked at %ld over the cap %ld",
+		   amt_stat("pending_pages_peak"), cap);
+	amt_assert(amt_stat("pending_pages") == 0 && amt_stat("pending_mms") == 0,
+		   "budget not returned: %ld pages, %ld mms pending",
+		   amt_stat("pending_pages"), amt_stat("pending_mms"));
+}
+
+AMT_TEST("backpressure", "with max_pending_pages forced low, parallel exits split into queued and inline fallbacks that add up, never over the cap", 240, run)

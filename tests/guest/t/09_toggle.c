@@ -1,0 +1,51 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Flipping enabled under concurrent exits loses nothing. */
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "../lib/amt_test.h"
+
+#define ROUNDS 12
+
+static void run(void)
+{
+	long q0 = amt_stat("queued"), r0 = amt_stat("reaped");
+	long s0 = amt_stat("sync");
+	pid_t flipper;
+	int i;
+
+	flipper = fork();
+	if (!flipper) {
+		for (;;) {
+			amt_param_set("enabled", "0");
+			usleep(500);
+			amt_param_set("enabled", "1");
+			usleep(500);
+		}
+	}
+	for (i = 0; i < ROUNDS; i++) {
+		pid_t a = amt_hog(80, AMT_HOG_ANON);
+		pid_t b = amt_hog(80, AMT_HOG_ANON);
+
+		kill(a, SIGKILL);
+		kill(b, SIGKILL);
+		amt_reap(a);
+		amt_reap(b);
+	}
+	kill(flipper, SIGKILL);
+	waitpid(flipper, NULL, 0);
+	amt_assert(!amt_param_set("enabled", "1"), "cannot enable");
+	amt_assert(!amt_drain(60000), "drain failed");
+	{
+		long q = amt_stat("queued") - q0, r = amt_stat("reaped") - r0;
+		long s = amt_stat("sync") - s0;
+
+		amt_note("%d exits: queued %ld, inline %ld", 2 * ROUNDS, q, s);
+		amt_assert(q == r, "queued %ld but reaped %ld", q, r);
+		amt_assert(q + s >= 2 * ROUNDS, "exits lost: %ld + %ld < %d",
+			   q, s, 2 * ROUNDS);
+		amt_assert(amt_stat("pending_mms") == 0, "queue not empty");
+	}
+}
+
+AMT_TEST("toggle", "rapid enable/disable flips under concurrent large exits lose and leak nothing", 300, run)

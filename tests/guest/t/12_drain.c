@@ -1,0 +1,38 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The drain barrier returns only when everything queued before is freed. */
+#include <errno.h>
+#include <signal.h>
+#include <string.h>
+#include "../lib/amt_test.h"
+
+#define N 4
+
+static void run(void)
+{
+	long q0 = amt_stat("queued"), r0 = amt_stat("reaped");
+	pid_t pids[N];
+	int i, err;
+
+	for (i = 0; i < N; i++)
+		pids[i] = amt_hog(128, AMT_HOG_ANON);
+	for (i = 0; i < N; i++)
+		kill(pids[i], SIGKILL);
+	for (i = 0; i < N; i++)
+		amt_reap(pids[i]);
+	amt_assert(amt_stat("queued") - q0 == N, "queued +%ld, want +%d",
+		   amt_stat("queued") - q0, N);
+	err = amt_drain(60000);
+	amt_assert(!err, "drain: %s", strerror(err));
+	amt_assert(amt_stat("reaped") - r0 == N,
+		   "drain returned with %ld of %d reaped",
+		   amt_stat("reaped") - r0, N);
+	amt_assert(amt_stat("pending_mms") == 0 && amt_stat("pending_pages") == 0,
+		   "drain returned with %ld mms / %ld pages pending",
+		   amt_stat("pending_mms"), amt_stat("pending_pages"));
+	/* An empty queue drains at once; bad timeouts are refused. */
+	amt_assert(!amt_drain(1000), "empty drain failed");
+	amt_assert(amt_param_set("drain", "0") == EINVAL, "drain=0 accepted");
+	amt_assert(amt_param_set("drain", "x") == EINVAL, "drain=x accepted");
+}
+
+AMT_TEST("drain", "writing the drain parameter returns only after every earlier teardown is done", 180, run)

@@ -1,0 +1,35 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Unloading with a backlog queued tears it all down and leaks nothing. */
+#include <errno.h>
+#include <signal.h>
+#include <string.h>
+#include "../lib/amt_test.h"
+
+#define N 4
+
+static void run(void)
+{
+	long q0 = amt_stat("queued");
+	pid_t pids[N];
+	int i, round, err;
+
+	for (round = 0; round < 3; round++) {
+		for (i = 0; i < N; i++)
+			pids[i] = amt_hog(160, AMT_HOG_ANON);
+		for (i = 0; i < N; i++)
+			kill(pids[i], SIGKILL);
+		for (i = 0; i < N; i++)
+			amt_reap(pids[i]);
+		amt_assert(amt_stat("queued") - q0 == N,
+			   "round %d: queued +%ld, want +%d", round,
+			   amt_stat("queued") - q0, N);
+		err = amt_unload();
+		amt_assert(!err, "unload with backlog: %s", strerror(err));
+		err = amt_load(NULL);
+		amt_assert(!err, "reload: %s", strerror(err));
+		q0 = amt_stat("queued");
+		amt_assert(q0 == 0, "fresh load shows queued %ld", q0);
+	}
+}
+
+AMT_TEST("unload_backlog", "rmmod with teardowns queued succeeds, frees them all and leaks no memory", 240, run)

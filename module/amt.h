@@ -16,6 +16,7 @@
 extern bool amt_enabled;
 extern unsigned long amt_thresh_pages;
 extern unsigned long amt_max_pending_pages;
+extern bool amt_oom_guard;
 
 /*
  * One queued teardown. The entry owns the last mm_users reference of @mm;
@@ -43,21 +44,34 @@ struct task_struct *amt_reaper_task(void);
 long amt_pending_mms(void);
 long amt_pending_pages(void);
 long amt_pending_pages_peak(void);
+void amt_reaper_boost(void);
+unsigned long amt_reaper_wait_progress(unsigned int ms);
 void amt_reaper_reset_peak(void);
 
-/* oom.c */
+/* oom.c: OOM exclusion, OOM-time drain, reclaim visibility, memcg room */
 bool amt_oom_involved(struct task_struct *tsk, struct mm_struct *mm);
+bool amt_under_pressure(void);
+bool amt_memcg_full(struct task_struct *tsk, unsigned long pages);
+int amt_oom_init(void);
+void amt_oom_exit(void);
 
 /* stats.c: every counter has exactly one place that increments it */
 enum amt_stat {
 	/* 0 .. AMT_NR_VERDICTS - 1: one counter per enum amt_verdict */
 	AMT_STAT_REAPED = AMT_NR_VERDICTS,
+	AMT_STAT_REAPED_PAGES,		/* charged pages of reaped mms */
 	AMT_STAT_DRAINS,
 	AMT_STAT_DRAIN_TIMEOUTS,
+	AMT_STAT_OOM_MARKED,		/* victim mms seen by oom:mark_victim */
+	AMT_STAT_OOM_SHARER,		/* final drops caught only by that mark */
+	AMT_STAT_OOM_DRAINS,		/* OOM notifier calls with a backlog */
+	AMT_STAT_OOM_FREED_PAGES,	/* pages reported freed to the OOM killer */
+	AMT_STAT_SHRINKER_SCANS,
 	AMT_NR_STATS,
 };
 
 void amt_stat_inc(unsigned int stat);
+void amt_stat_add(unsigned int stat, unsigned long n);
 void amt_stat_teardown(u64 ns);
 int amt_stats_init(void);
 void amt_stats_exit(void);

@@ -61,6 +61,24 @@ TRACE_EVENT(mm_reaper_reap,
 		  (unsigned long long)__entry->ns)
 );
 
+/* The OOM notifier waited for the reaper and gave the OOM killer pages. */
+TRACE_EVENT(mm_reaper_oom_drain,
+	TP_PROTO(long pending, unsigned long freed, u64 ns),
+	TP_ARGS(pending, freed, ns),
+	TP_STRUCT__entry(
+		__field(long, pending)
+		__field(unsigned long, freed)
+		__field(u64, ns)
+	),
+	TP_fast_assign(
+		__entry->pending = pending;
+		__entry->freed = freed;
+		__entry->ns = ns;
+	),
+	TP_printk("pending=%ld freed=%lu ns=%llu", __entry->pending,
+		  __entry->freed, (unsigned long long)__entry->ns)
+);
+
 #endif /* _AMT_TRACE_H */
 
 #undef TRACE_INCLUDE_PATH

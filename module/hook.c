@@ -79,6 +79,8 @@ static bool amt_try_defer(struct mm_struct *mm)
 	/* The cheap gates first: most exits are small and stop here. */
 	if (facts.enabled && facts.rss >= facts.thresh) {
 		facts.oom = amt_oom_involved(current, mm);
+		facts.pressure = amt_under_pressure();
+		facts.memcg_full = amt_memcg_full(current, facts.rss);
 		facts.aio = amt_mm_has_aio(mm);
 	}
 	v = amt_decide(&facts);

@@ -87,6 +87,7 @@ module_param_cb(thresh_pages, &amt_thresh_ops, &amt_thresh_pages, 0644);
 MODULE_PARM_DESC(thresh_pages, "Defer only mms with at least this many resident pages. Default 64 MiB worth.");
 
 unsigned long amt_max_pending_pages;
+bool amt_oom_guard = true;
 
 static int amt_max_pending_set(const char *val, const struct kernel_param *kp)
 {
@@ -109,6 +110,15 @@ static const struct kernel_param_ops amt_max_pending_ops = {
 module_param_cb(max_pending_pages, &amt_max_pending_ops,
 		&amt_max_pending_pages, 0644);
 MODULE_PARM_DESC(max_pending_pages, "Most resident pages queued for teardown at once; exits beyond it are torn down inline. Default RAM/4.");
+
+/*
+ * The OOM-time drain, the shrinker's priority boost, the pressure window and
+ * the memcg headroom check. OOM victims stay excluded either way. Turning
+ * this off is for measuring what it prevents (tests, benchmarks), not for
+ * production.
+ */
+module_param_cb(oom_guard, &amt_enabled_ops, &amt_oom_guard, 0644);
+MODULE_PARM_DESC(oom_guard, "Keep queued memory from causing OOM kills: drain at OOM, boost under reclaim, respect memcg limits (1). Default 1.");
 
 static int amt_drain_set(const char *val, const struct kernel_param *kp)
 {
@@ -162,6 +172,9 @@ static int __init amt_init(void)
 	ret = amt_stats_init();
 	if (ret)
 		goto err_stats;
+	ret = amt_oom_init();
+	if (ret)
+		goto err_oom;
 	ret = amt_hook_init();
 	if (ret)
 		goto err_hook;
@@ -171,6 +184,8 @@ static int __init amt_init(void)
 	return 0;
 
 err_hook:
+	amt_oom_exit();
+err_oom:
 	amt_stats_exit();
 err_stats:
 	amt_reaper_stop();
@@ -183,6 +198,7 @@ static void __exit amt_exit(void)
 	WRITE_ONCE(amt_running, false);
 	/* No new deferrals, and no task left in hook code. */
 	amt_hook_exit();
+	amt_oom_exit();
 	amt_stats_exit();
 	/* Tears down the backlog before the thread stops. */
 	amt_reaper_stop();

@@ -1,30 +1,301 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * OOM exclusion: an OOM victim's memory must come back at once, on the exit
- * path, not sit behind a nice-19 thread racing the oom_reaper.
+ * OOM and reclaim: queued memory must never cause an OOM kill.
+ *
+ * - OOM victims are never deferred: the victim's own thread group is marked
+ *   by the kernel (TIF_MEMDIE, signal->oom_mm); its mm is also recorded here
+ *   from the oom:mark_victim tracepoint, before any CLONE_VM sharer in
+ *   another thread group is killed, so the sharer's final drop sees it.
+ * - An OOM notifier gives the OOM killer the queue first: every queued mm is
+ *   already dead, so draining it is progress with no victim to choose.
+ * - A shrinker makes the queue visible to reclaim and hurries the reaper.
+ * - memcg OOM has no notifier: an mm is deferred only when its memcg and
+ *   every ancestor have room to keep it charged while queued.
  *
  * Copyright (C) 2026 The async_mm_teardown authors.
  */
+#include <linux/jiffies.h>
+#include <linux/memcontrol.h>
 #include <linux/oom.h>
 #include <linux/sched/coredump.h>
+#include <linux/shrinker.h>
+#include <linux/spinlock.h>
+#include <linux/swap.h>
+#include <linux/tracepoint.h>
 #include "amt.h"
+#include "amt_trace.h"
+
+/*
+ * Longest the OOM notifier waits, in the allocating task under oom_lock, for
+ * the reaper to finish one queued teardown. Long enough for a GiB-sized mm
+ * on slow hardware; short enough that an OOM kill, if still needed, is only
+ * this much late. Each OOM invocation waits again only while the queue
+ * keeps yielding memory.
+ */
+#define AMT_OOM_WAIT_MS 1000
+/* After an OOM or a direct reclaim scan, exits stay inline this long. */
+#define AMT_PRESSURE_MS 1000
+
+/*
+ * Recently OOM-targeted mms. Written from the oom:mark_victim probe (under
+ * the victim's task_lock, atomic context), read and cleared by the final
+ * drop. A stale entry only keeps a later mm at the same address inline once.
+ */
+#define AMT_OOM_RING 64
+static struct mm_struct *amt_oom_ring[AMT_OOM_RING];
+static unsigned int amt_oom_ring_next;
+static int amt_oom_ring_used;
+static DEFINE_SPINLOCK(amt_oom_lock);
+
+static unsigned long amt_pressure_until;
+
+static void amt_note_pressure(void)
+{
+	WRITE_ONCE(amt_pressure_until,
+		   jiffies + msecs_to_jiffies(AMT_PRESSURE_MS));
+}
 
 /**
- * amt_oom_involved() - is this exit part of an OOM kill?
+ * amt_under_pressure() - did the OOM killer or direct reclaim just run?
+ *
+ * Return: true within AMT_PRESSURE_MS of either.
+ */
+bool amt_under_pressure(void)
+{
+	return READ_ONCE(amt_oom_guard) &&
+	       time_before(jiffies, READ_ONCE(amt_pressure_until));
+}
+
+static void amt_mark_victim_probe(void *data, struct task_struct *task,
+				  uid_t uid)
+{
+	/* The OOM killer holds task_lock(task): task->mm is stable. */
+	struct mm_struct *mm = task->mm;
+	unsigned long flags;
+
+	if (!mm)
+		return;
+	spin_lock_irqsave(&amt_oom_lock, flags);
+	amt_oom_ring[amt_oom_ring_next++ % AMT_OOM_RING] = mm;
+	WRITE_ONCE(amt_oom_ring_used, 1);
+	spin_unlock_irqrestore(&amt_oom_lock, flags);
+	amt_stat_inc(AMT_STAT_OOM_MARKED);
+}
+
+/* Look @mm up in the ring, and forget it: this is its final drop. */
+static bool amt_oom_ring_take(struct mm_struct *mm)
+{
+	bool found = false;
+	unsigned long flags;
+	int i;
+
+	if (!READ_ONCE(amt_oom_ring_used))
+		return false;
+	spin_lock_irqsave(&amt_oom_lock, flags);
+	for (i = 0; i < AMT_OOM_RING; i++) {
+		if (amt_oom_ring[i] == mm) {
+			amt_oom_ring[i] = NULL;
+			found = true;
+		}
+	}
+	spin_unlock_irqrestore(&amt_oom_lock, flags);
+	return found;
+}
+
+/**
+ * amt_oom_involved() - is this final drop part of an OOM kill?
  * @tsk: the exiting task (current), holding the last reference of @mm
  * @mm: its mm
- *
- * mark_oom_victim() sets TIF_MEMDIE and signal->oom_mm on the victim thread
- * under its task_lock(), before the victim can reach exit_mm() (which takes
- * the same lock), so the victim's own final drop always sees it. The
- * oom_reaper sets MMF_OOM_SKIP once it has reaped the mm: then there is
- * little left to free, and nothing to gain by deferring.
  *
  * Return: true if the mm must be torn down inline.
  */
 bool amt_oom_involved(struct task_struct *tsk, struct mm_struct *mm)
 {
-	return tsk_is_oom_victim(tsk) ||
-	       test_tsk_thread_flag(tsk, TIF_MEMDIE) ||
-	       amt_mm_flag(mm, MMF_OOM_SKIP);
+	bool ring = amt_oom_ring_take(mm);
+	bool marked = tsk_is_oom_victim(tsk) ||
+		      test_tsk_thread_flag(tsk, TIF_MEMDIE);
+
+	/* Only the ring knew: a CLONE_VM sharer of a victim drops last. */
+	if (ring && !marked)
+		amt_stat_inc(AMT_STAT_OOM_SHARER);
+	return ring || marked || amt_mm_flag(mm, MMF_OOM_SKIP);
+}
+
+/**
+ * amt_memcg_full() - would keeping @pages charged starve the memcg?
+ * @tsk: the exiting task (current)
+ * @pages: the RSS of its mm
+ *
+ * The memcg is the exiting task's: exit_mm() has already cleared mm->owner
+ * (mm_update_next_owner() with no other user), and the task is unlinked
+ * from its cgroup only later, in cgroup_exit(). Its pages are charged there
+ * unless the task moved between cgroups.
+ *
+ * Return: true if that memcg or an ancestor has less than @pages left
+ * under memory.max.
+ */
+bool amt_memcg_full(struct task_struct *tsk, unsigned long pages)
+{
+#ifdef CONFIG_MEMCG
+	struct mem_cgroup *m;
+	bool full = false;
+
+	if (!READ_ONCE(amt_oom_guard) || mem_cgroup_disabled())
+		return false;
+	rcu_read_lock();
+	for (m = mem_cgroup_from_task(tsk); m && !full; m = parent_mem_cgroup(m))
+		full = !amt_memcg_has_room(page_counter_read(&m->memory),
+					   READ_ONCE(m->memory.max), pages);
+	rcu_read_unlock();
+	return full;
+#else
+	return false;
+#endif
+}
+
+static int amt_oom_notify(struct notifier_block *nb, unsigned long unused,
+			  void *arg)
+{
+	unsigned long *freed = arg, got, before = amt_pending_pages();
+	u64 t0;
+
+	if (!READ_ONCE(amt_oom_guard))
+		return NOTIFY_OK;
+	amt_note_pressure();
+	if (!amt_pending_mms())
+		return NOTIFY_OK;
+	t0 = ktime_get_ns();
+	got = amt_reaper_wait_progress(AMT_OOM_WAIT_MS);
+	amt_stat_inc(AMT_STAT_OOM_DRAINS);
+	amt_stat_add(AMT_STAT_OOM_FREED_PAGES, got);
+	trace_mm_reaper_oom_drain(before, got, ktime_get_ns() - t0);
+	/* Pages back: out_of_memory() retries the allocation, kills no one. */
+	*freed += got;
+	return NOTIFY_OK;
+}
+
+static struct notifier_block amt_oom_nb = {
+	.notifier_call = amt_oom_notify,
+};
+
+static unsigned long amt_shrink_count(struct shrinker *s,
+				      struct shrink_control *sc)
+{
+	long pages = amt_pending_pages();
+
+	return pages > 0 ? pages : SHRINK_EMPTY;
+}
+
+/*
+ * Reclaim wants memory and the queue holds some. Tearing an mm down here,
+ * in the reclaiming task, would trade one latency cliff for another; the
+ * reaper does it, at normal priority until the queue is empty.
+ */
+static unsigned long amt_shrink_scan(struct shrinker *s,
+				     struct shrink_control *sc)
+{
+	amt_stat_inc(AMT_STAT_SHRINKER_SCANS);
+	if (!READ_ONCE(amt_oom_guard))
+		return SHRINK_STOP;
+	if (!current_is_kswapd())
+		amt_note_pressure();
+	amt_reaper_boost();
+	return SHRINK_STOP;
+}
+
+#ifdef AMT_HAVE_SHRINKER_ALLOC
+static struct shrinker *amt_shrinker;
+
+static int amt_shrinker_register(void)
+{
+	amt_shrinker = shrinker_alloc(0, KBUILD_MODNAME);
+	if (!amt_shrinker)
+		return -ENOMEM;
+	amt_shrinker->count_objects = amt_shrink_count;
+	amt_shrinker->scan_objects = amt_shrink_scan;
+	shrinker_register(amt_shrinker);
+	return 0;
+}
+
+static void amt_shrinker_unregister(void)
+{
+	shrinker_free(amt_shrinker);
+}
+#else /* before v6.7 */
+static struct shrinker amt_shrinker_s = {
+	.count_objects = amt_shrink_count,
+	.scan_objects = amt_shrink_scan,
+	.seeks = DEFAULT_SEEKS,
+};
+
+static int amt_shrinker_register(void)
+{
+	return register_shrinker(&amt_shrinker_s, KBUILD_MODNAME);
+}
+
+static void amt_shrinker_unregister(void)
+{
+	unregister_shrinker(&amt_shrinker_s);
+}
+#endif
+
+static struct tracepoint *amt_tp_mark_victim;
+
+static void amt_find_tp(struct tracepoint *tp, void *priv)
+{
+	if (!strcmp(tp->name, "mark_victim"))
+		amt_tp_mark_victim = tp;
+}
+
+/**
+ * amt_oom_init() - attach to oom:mark_victim, the OOM notifier chain and
+ * reclaim
+ *
+ * oom:mark_victim is not exported for modules' trace_* helpers, so it is
+ * found by name and attached with tracepoint_probe_register().
+ *
+ * Return: 0 or a negative errno.
+ */
+int amt_oom_init(void)
+{
+	int ret;
+
+	for_each_kernel_tracepoint(amt_find_tp, NULL);
+	if (!amt_tp_mark_victim) {
+		pr_err("no oom:mark_victim tracepoint: cannot keep OOM victims off the queue\n");
+		return -ENOENT;
+	}
+	ret = tracepoint_probe_register(amt_tp_mark_victim,
+					amt_mark_victim_probe, NULL);
+	if (ret)
+		goto err_tp;
+	ret = register_oom_notifier(&amt_oom_nb);
+	if (ret)
+		goto err_notifier;
+	ret = amt_shrinker_register();
+	if (ret)
+		goto err_shrinker;
+	return 0;
+
+err_shrinker:
+	unregister_oom_notifier(&amt_oom_nb);
+err_notifier:
+	tracepoint_probe_unregister(amt_tp_mark_victim, amt_mark_victim_probe,
+				    NULL);
+	tracepoint_synchronize_unregister();
+err_tp:
+	pr_err("cannot attach to the OOM killer (error %d)\n", ret);
+	return ret;
+}
+
+/**
+ * amt_oom_exit() - detach; no callback runs once this returns
+ */
+void amt_oom_exit(void)
+{
+	amt_shrinker_unregister();
+	unregister_oom_notifier(&amt_oom_nb);
+	tracepoint_probe_unregister(amt_tp_mark_victim, amt_mark_victim_probe,
+				    NULL);
+	tracepoint_synchronize_unregister();
 }

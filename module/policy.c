@@ -33,6 +33,12 @@ enum amt_verdict amt_decide(const struct amt_exit_facts *f)
 	/* An OOM victim's memory must come back now, not behind a nice-19 thread. */
 	if (f->oom)
 		return AMT_REJECT_OOM;
+	/* Memory is short right now: queued pages would only add to it. */
+	if (f->pressure)
+		return AMT_REJECT_PRESSURE;
+	/* The memcg could OOM-kill for pages we keep charged while queued. */
+	if (f->memcg_full)
+		return AMT_REJECT_MEMCG;
 	/* exit_aio() waits for in-flight AIO: it must not stall the one reaper. */
 	if (f->aio)
 		return AMT_REJECT_AIO;
@@ -94,6 +100,8 @@ static const char *const amt_verdict_names[AMT_NR_VERDICTS] = {
 	[AMT_SYNC_DISABLED]	= "sync_disabled",
 	[AMT_SYNC_SMALL]	= "sync_small",
 	[AMT_REJECT_OOM]	= "rejected_oom_victim",
+	[AMT_REJECT_PRESSURE]	= "rejected_pressure",
+	[AMT_REJECT_MEMCG]	= "rejected_memcg",
 	[AMT_REJECT_AIO]	= "rejected_aio",
 	[AMT_REJECT_BUDGET]	= "rejected_budget",
 	[AMT_REJECT_NOMEM]	= "rejected_nomem",

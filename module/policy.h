@@ -20,6 +20,8 @@ enum amt_verdict {
 	AMT_SYNC_DISABLED,	/* enabled=0: teardown inline, as without us */
 	AMT_SYNC_SMALL,		/* RSS below thresh_pages: not worth it */
 	AMT_REJECT_OOM,		/* OOM victim or OOM-reaped: free it now */
+	AMT_REJECT_PRESSURE,	/* OOM or direct reclaim just ran: free it now */
+	AMT_REJECT_MEMCG,	/* its memcg has no room to keep it queued */
 	AMT_REJECT_AIO,		/* has an AIO context: exit_aio() may block */
 	AMT_REJECT_BUDGET,	/* would push pending pages over the cap */
 	AMT_REJECT_NOMEM,	/* no memory for the queue entry */
@@ -32,6 +34,8 @@ struct amt_exit_facts {
 	unsigned long rss;	/* resident pages of the mm */
 	unsigned long thresh;	/* thresh_pages */
 	bool oom;		/* any OOM marking of the task or the mm */
+	bool pressure;		/* global OOM or direct reclaim very recently */
+	bool memcg_full;	/* a memcg on the path lacks room for rss */
 	bool aio;		/* mm->ioctx_table != NULL */
 };
 
@@ -45,6 +49,18 @@ enum amt_verdict amt_decide(const struct amt_exit_facts *f);
 static inline bool amt_budget_ok(unsigned long new_total, unsigned long cap)
 {
 	return new_total <= cap;
+}
+
+/*
+ * memcg headroom: a queued mm stays charged to its memcg until the reap. A
+ * kill-and-respawn in a limited cgroup then needs room for the old and the
+ * new process at once, so defer only if @pages more would still fit under
+ * @max next to @usage.
+ */
+static inline bool amt_memcg_has_room(unsigned long usage, unsigned long max,
+				      unsigned long pages)
+{
+	return usage <= max && max - usage >= pages;
 }
 
 /* Parameter validation; return 0 or a negative errno. */

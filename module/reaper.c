@@ -19,6 +19,22 @@
 
 static LLIST_HEAD(amt_queue);
 static DECLARE_WAIT_QUEUE_HEAD(amt_reaper_wq);
+/* Woken after every teardown: OOM-time waiters watch amt_reaped_pages. */
+static DECLARE_WAIT_QUEUE_HEAD(amt_progress_wq);
+static atomic_long_t amt_reaped_pages = ATOMIC_LONG_INIT(0);
+/* Reclaim or the OOM killer asked for the queue: run at normal priority. */
+static bool amt_boosted;
+static DEFINE_SPINLOCK(amt_boost_lock);
+
+static void amt_set_boost(struct task_struct *t, bool on)
+{
+	spin_lock(&amt_boost_lock);
+	if (amt_boosted != on) {
+		amt_boosted = on;
+		set_user_nice(t, on ? 0 : MAX_NICE);
+	}
+	spin_unlock(&amt_boost_lock);
+}
 static struct task_struct *amt_reaper;
 
 static atomic_long_t amt_pending_pages_cnt = ATOMIC_LONG_INIT(0);
@@ -102,8 +118,11 @@ static void amt_reap_one(struct amt_entry *e)
 
 	amt_reaper_uncharge(e->charged);
 	atomic_long_dec(&amt_pending_mms_cnt);
+	atomic_long_add(e->charged, &amt_reaped_pages);
+	wake_up_all(&amt_progress_wq);
 	amt_stat_teardown(ns);
 	amt_stat_inc(AMT_STAT_REAPED);
+	amt_stat_add(AMT_STAT_REAPED_PAGES, e->charged);
 	trace_mm_reaper_reap(e->pid, e->charged, rss, numa_node_id(), ns);
 	kfree(e);
 }
@@ -141,6 +160,9 @@ static int amt_reaper_fn(void *unused)
 		batch = llist_del_all(&amt_queue);
 		if (batch)
 			amt_reap_batch(batch);
+		/* Back to background priority once the pressure is served. */
+		if (READ_ONCE(amt_boosted) && llist_empty(&amt_queue))
+			amt_set_boost(current, false);
 		/*
 		 * Stop only with an empty queue: amt_hook_exit() ran before
 		 * kthread_stop(), so nothing can be queued after this check.
@@ -182,6 +204,39 @@ int amt_reaper_drain(unsigned int timeout_ms)
 	}
 	amt_stat_inc(AMT_STAT_DRAIN_TIMEOUTS);
 	return left ? -EINTR : -ETIMEDOUT;
+}
+
+/**
+ * amt_reaper_boost() - make the reaper drain at normal priority, now
+ *
+ * For reclaim and the OOM killer: queued memory is the cheapest memory to
+ * get back (its owners are dead), but not behind every runnable task.
+ */
+void amt_reaper_boost(void)
+{
+	if (!READ_ONCE(amt_boosted))
+		amt_set_boost(amt_reaper, true);
+	wake_up(&amt_reaper_wq);
+}
+
+/**
+ * amt_reaper_wait_progress() - wait for the reaper to finish a teardown
+ * @ms: the most to wait
+ *
+ * Return: pages (as charged at enqueue) of the teardowns finished during
+ * the wait; 0 if the queue was empty or nothing finished in time.
+ */
+unsigned long amt_reaper_wait_progress(unsigned int ms)
+{
+	long start = atomic_long_read(&amt_reaped_pages);
+
+	if (!amt_pending_mms())
+		return 0;
+	amt_reaper_boost();
+	wait_event_timeout(amt_progress_wq,
+			   atomic_long_read(&amt_reaped_pages) != start ||
+			   !amt_pending_mms(), msecs_to_jiffies(ms));
+	return atomic_long_read(&amt_reaped_pages) - start;
 }
 
 /**

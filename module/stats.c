@@ -29,6 +29,16 @@ void amt_stat_inc(unsigned int stat)
 }
 
 /**
+ * amt_stat_add() - count @n units of one statistic
+ * @stat: an enum amt_stat value
+ * @n: how many
+ */
+void amt_stat_add(unsigned int stat, unsigned long n)
+{
+	this_cpu_add(amt_pcpu_stats.v[stat], n);
+}
+
+/**
  * amt_stat_teardown() - account one teardown done by the reaper
  * @ns: its wall time
  */
@@ -71,11 +81,17 @@ static int amt_stats_show(struct seq_file *m, void *unused)
 	for (i = AMT_SYNC_DISABLED; i < AMT_NR_VERDICTS; i++)
 		seq_printf(m, "%s %lu\n", amt_verdict_name(i), v[i]);
 	seq_printf(m, "reaped %lu\n", v[AMT_STAT_REAPED]);
+	seq_printf(m, "reaped_pages %lu\n", v[AMT_STAT_REAPED_PAGES]);
 	seq_printf(m, "pending_mms %ld\n", amt_pending_mms());
 	seq_printf(m, "pending_pages %ld\n", amt_pending_pages());
 	seq_printf(m, "pending_pages_peak %ld\n", amt_pending_pages_peak());
 	seq_printf(m, "drains %lu\n", v[AMT_STAT_DRAINS]);
 	seq_printf(m, "drain_timeouts %lu\n", v[AMT_STAT_DRAIN_TIMEOUTS]);
+	seq_printf(m, "oom_victims_marked %lu\n", v[AMT_STAT_OOM_MARKED]);
+	seq_printf(m, "oom_sharer_caught %lu\n", v[AMT_STAT_OOM_SHARER]);
+	seq_printf(m, "oom_drains %lu\n", v[AMT_STAT_OOM_DRAINS]);
+	seq_printf(m, "oom_freed_pages %lu\n", v[AMT_STAT_OOM_FREED_PAGES]);
+	seq_printf(m, "shrinker_scans %lu\n", v[AMT_STAT_SHRINKER_SCANS]);
 	seq_printf(m, "reaper_pid %d\n", reaper ? reaper->pid : 0);
 	seq_printf(m, "reaper_cpu_ns %llu\n",
 		   reaper ? (unsigned long long)READ_ONCE(reaper->se.sum_exec_runtime) : 0ULL);

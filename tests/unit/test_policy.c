@@ -52,6 +52,24 @@ int main(void)
 	f.aio = true;
 	CHECK(amt_decide(&f) == AMT_REJECT_AIO, "AIO user stays inline");
 	f = big();
+	f.pressure = true;
+	CHECK(amt_decide(&f) == AMT_REJECT_PRESSURE,
+	      "no deferral right after an OOM or direct reclaim");
+	f.oom = true;
+	CHECK(amt_decide(&f) == AMT_REJECT_OOM, "OOM victim wins over pressure");
+	f = big();
+	f.memcg_full = true;
+	CHECK(amt_decide(&f) == AMT_REJECT_MEMCG, "full memcg stays inline");
+	f.aio = true;
+	CHECK(amt_decide(&f) == AMT_REJECT_MEMCG, "memcg counted before AIO");
+
+	CHECK(amt_memcg_has_room(100, 1000, 900), "memcg: exact room admitted");
+	CHECK(!amt_memcg_has_room(101, 1000, 900), "memcg: one short refused");
+	CHECK(!amt_memcg_has_room(1200, 1000, 1),
+	      "memcg: usage over max (after a limit cut) refused");
+	CHECK(amt_memcg_has_room(5, ~0UL, ~0UL - 5),
+	      "memcg: unlimited has room without overflow");
+	f = big();
 	f.rss = 1;
 	f.oom = true;
 	CHECK(amt_decide(&f) == AMT_SYNC_SMALL,

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -203,9 +204,85 @@ void amt_reset_defaults(void)
 	if (!amt_loaded() && amt_load(NULL))
 		return;
 	amt_param_set("enabled", "1");
+	amt_param_set("oom_guard", "1");
 	amt_param_set("thresh_pages", "16384");
 	snprintf(v, sizeof(v), "%ld", amt_mem_total_kb() / 4 / 4);
 	amt_param_set("max_pending_pages", v);
+}
+
+void amt_stats_note(void)
+{
+	char buf[4096], *line, *save = NULL;
+
+	if (amt_read_file(AMT_STATS, buf, sizeof(buf)) <= 0)
+		return;
+	for (line = strtok_r(buf, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save))
+		amt_note("stats: %s", line);
+}
+
+long amt_vmstat(const char *name)
+{
+	char buf[16384], key[96], *p;
+
+	if (amt_read_file("/proc/vmstat", buf, sizeof(buf)) <= 0)
+		return -1;
+	snprintf(key, sizeof(key), "\n%s ", name);
+	p = strstr(buf, key);
+	return p ? strtol(p + strlen(key), NULL, 10) : -1;
+}
+
+/* ---- cgroups (v2, mounted at /sys/fs/cgroup by the guest's init) ---- */
+
+int amt_cgroup_create(const char *name, unsigned long max_mb, char *path,
+		      size_t len)
+{
+	char v[32];
+	int err;
+
+	amt_write_file("/sys/fs/cgroup/cgroup.subtree_control", "+memory +cpu");
+	snprintf(path, len, "/sys/fs/cgroup/%s", name);
+	rmdir(path);
+	if (mkdir(path, 0755))
+		return errno;
+	if (!max_mb)
+		return 0;
+	snprintf(v, sizeof(v), "%lu", max_mb * MiB);
+	err = amt_cgroup_set(path, "memory.max", v);
+	/* no swap in the guest; where there is, keep the limit about RAM */
+	amt_cgroup_set(path, "memory.swap.max", "0");
+	return err;
+}
+
+int amt_cgroup_set(const char *cg, const char *file, const char *val)
+{
+	char p[256];
+
+	snprintf(p, sizeof(p), "%s/%s", cg, file);
+	return amt_write_file(p, val);
+}
+
+int amt_cgroup_enter(const char *cg)
+{
+	char v[32];
+
+	snprintf(v, sizeof(v), "%d", getpid());
+	return amt_cgroup_set(cg, "cgroup.procs", v);
+}
+
+long amt_cgroup_get(const char *cg, const char *file, const char *key)
+{
+	char p[256], buf[4096], *s;
+
+	snprintf(p, sizeof(p), "%s/%s", cg, file);
+	if (amt_read_file(p, buf, sizeof(buf)) <= 0)
+		return -1;
+	if (!key)
+		return strtol(buf, NULL, 10);
+	for (s = buf; (s = strstr(s, key)); s++)
+		if ((s == buf || s[-1] == '\n') && s[strlen(key)] == ' ')
+			return strtol(s + strlen(key) + 1, NULL, 10);
+	return -1;
 }
 
 /* ---- memory hogs ---- */
@@ -217,6 +294,8 @@ struct amt_child {
 
 static struct amt_child amt_children[64];
 static int amt_ready_fd = -1, amt_go_fd = -1;
+const char *amt_hog_cgroup;		/* hogs move here first, if set */
+const char *amt_hog_oom_score_adj;	/* and write this, if set */
 
 void amt_touch(void *p, size_t len)
 {
@@ -238,7 +317,7 @@ void amt_hog_ready(void)
 	_exit(n == 1 ? 0 : 4);
 }
 
-pid_t amt_hog_fn(void (*fn)(void *), void *arg)
+static pid_t amt_hog_spawn(void (*fn)(void *), void *arg, bool may_die)
 {
 	int ready[2], go[2], i;
 	pid_t pid;
@@ -257,13 +336,24 @@ pid_t amt_hog_fn(void (*fn)(void *), void *arg)
 		amt_reason_fd = -1;
 		amt_ready_fd = ready[1];
 		amt_go_fd = go[0];
+		if (amt_hog_cgroup && amt_cgroup_enter(amt_hog_cgroup))
+			_exit(6);
+		if (amt_hog_oom_score_adj)
+			amt_write_file("/proc/self/oom_score_adj",
+				       amt_hog_oom_score_adj);
 		fn(arg);
 		amt_hog_ready();
 	}
 	close(ready[1]);
 	close(go[0]);
-	if (read(ready[0], &c, 1) != 1)
-		amt_fail("hog %d died before it was ready", pid);
+	if (read(ready[0], &c, 1) != 1) {
+		if (!may_die)
+			amt_fail("hog %d died before it was ready", pid);
+		close(ready[0]);
+		close(go[1]);
+		waitpid(pid, NULL, 0);
+		return 0;
+	}
 	close(ready[0]);
 	for (i = 0; i < 64; i++)
 		if (!amt_children[i].pid) {
@@ -272,6 +362,11 @@ pid_t amt_hog_fn(void (*fn)(void *), void *arg)
 			return pid;
 		}
 	amt_fail("too many hogs");
+}
+
+pid_t amt_hog_fn(void (*fn)(void *), void *arg)
+{
+	return amt_hog_spawn(fn, arg, false);
 }
 
 static void amt_hog_body(void *arg)
@@ -296,6 +391,23 @@ static void amt_hog_body(void *arg)
 pid_t amt_hog(unsigned long mb, enum amt_hog_kind kind)
 {
 	return amt_hog_fn(amt_hog_body, (void *)((mb << 4) | kind));
+}
+
+pid_t amt_hog_try(unsigned long mb, enum amt_hog_kind kind)
+{
+	return amt_hog_spawn(amt_hog_body, (void *)((mb << 4) | kind), true);
+}
+
+pid_t amt_spinner(void)
+{
+	pid_t pid = fork();
+
+	if (!pid) {
+		amt_write_file("/proc/self/oom_score_adj", "-1000");
+		for (;;)
+			;
+	}
+	return pid;
 }
 
 static struct amt_child *amt_child(pid_t pid)

@@ -55,7 +55,10 @@ int amt_drain(unsigned int ms);		/* 0 or errno */
 void amt_reset_defaults(void);
 long amt_stat(const char *name);	/* -1 if missing */
 
+void amt_stats_note(void);		/* every stat as a "# stats:" line */
+
 /* System state. */
+long amt_vmstat(const char *name);	/* a /proc/vmstat counter */
 long amt_mem_available_kb(void);
 long amt_mem_total_kb(void);
 void amt_drop_caches(void);
@@ -76,6 +79,12 @@ enum amt_hog_kind {
  */
 pid_t amt_hog(unsigned long mb, enum amt_hog_kind kind);
 pid_t amt_hog_fn(void (*fn)(void *), void *arg); /* custom child body */
+/* Like amt_hog(), but returns 0 if the child died (OOM) before ready. */
+pid_t amt_hog_try(unsigned long mb, enum amt_hog_kind kind);
+extern const char *amt_hog_cgroup;	 /* new hogs join this cgroup */
+extern const char *amt_hog_oom_score_adj; /* and set this oom_score_adj */
+/* A CPU burner at nice 0 (oom_score_adj -1000): contention for the reaper. */
+pid_t amt_spinner(void);
 void amt_hog_ready(void);			  /* from a custom body */
 void amt_touch(void *p, size_t len);
 void amt_hog_exit(pid_t pid);
@@ -83,6 +92,14 @@ void amt_hog_exit(pid_t pid);
 uint64_t amt_kill_wait(pid_t pid);
 /* Reap only; returns the wait status. */
 int amt_reap(pid_t pid);
+
+/* cgroup v2: create /sys/fs/cgroup/NAME with memory.max (0: no limit). */
+int amt_cgroup_create(const char *name, unsigned long max_mb, char *path,
+		      size_t len);
+int amt_cgroup_set(const char *cg, const char *file, const char *val);
+int amt_cgroup_enter(const char *cg);	/* move the caller in */
+/* a number from FILE, or the value of "KEY value" line in it */
+long amt_cgroup_get(const char *cg, const char *file, const char *key);
 
 /* Tracepoints of the module. */
 void amt_trace_start(void);

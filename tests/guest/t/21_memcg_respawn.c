@@ -1,0 +1,65 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Kill-and-respawn inside a cgroup limited to 1.5x the process size: no
+ * memcg OOM kill with oom_guard on (control: off, the queued old process
+ * pushes the cgroup into OOM kills).
+ */
+#include <signal.h>
+#include <stdio.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "../lib/amt_test.h"
+
+#define MB 192
+#define ROUNDS 6
+
+static long stress(const char *cg)
+{
+	long k0 = amt_cgroup_get(cg, "memory.events", "oom_kill");
+	pid_t cur = 0;
+	int i;
+
+	amt_hog_cgroup = cg;
+	amt_hog_oom_score_adj = "0";	/* we are -1000: let them be killable */
+	for (i = 0; i < ROUNDS; i++) {
+		if (cur)
+			amt_kill_wait(cur);
+		cur = amt_hog_try(MB, AMT_HOG_ANON);
+	}
+	if (cur)
+		amt_kill_wait(cur);
+	amt_hog_cgroup = NULL;
+	amt_hog_oom_score_adj = NULL;
+	amt_assert(!amt_drain(60000), "drain failed");
+	return amt_cgroup_get(cg, "memory.events", "oom_kill") - k0;
+}
+
+static void run(void)
+{
+	long off, on, m0 = amt_stat("rejected_memcg");
+	pid_t spin[2];
+	char cg[128];
+
+	amt_assert(!amt_cgroup_create("amt_memcg_respawn", MB * 3 / 2, cg,
+				      sizeof(cg)), "cannot create a cgroup");
+	amt_write_file("/proc/self/oom_score_adj", "-1000");
+	spin[0] = amt_spinner();
+	spin[1] = amt_spinner();
+	amt_assert(!amt_param_set("oom_guard", "0"), "cannot set oom_guard");
+	off = stress(cg);
+	amt_assert(!amt_param_set("oom_guard", "1"), "cannot set oom_guard");
+	on = stress(cg);
+	kill(spin[0], SIGKILL);
+	kill(spin[1], SIGKILL);
+	waitpid(spin[0], NULL, 0);
+	waitpid(spin[1], NULL, 0);
+	amt_note("%d respawns of %d MiB in a %d MiB cgroup: memcg OOM kills %ld with the guard off, %ld with it on; rejected_memcg +%ld",
+		 ROUNDS, MB, MB * 3 / 2, off, on, amt_stat("rejected_memcg") - m0);
+	amt_assert(off > 0, "the stress is not real: no memcg OOM kill even without the guard");
+	amt_assert(on == 0, "%ld memcg OOM kills with oom_guard on", on);
+	amt_assert(amt_stat("rejected_memcg") > m0,
+		   "the memcg headroom gate never fired");
+	rmdir(cg);
+}
+
+AMT_TEST("memcg_respawn", "kill-and-respawn in a cgroup limited to 1.5x the process causes no memcg OOM kill with oom_guard on (control: off, it does)", 400, run)

@@ -5,6 +5,8 @@
 #
 #   make [module]          build the module for KERNEL (default bookworm)
 #   make check             unit tests + the guest suite + harness self-tests
+#                          + the packaging tests (check-package)
+#   make check-package     DKMS and Debian packaging only
 #   make demo              boot a guest, kill a large process with and without
 #   make clean
 #
@@ -15,7 +17,7 @@
 
 KERNEL ?= bookworm
 
-.PHONY: all module check demo unit clean
+.PHONY: all module check check-package demo unit clean
 
 all: module
 
@@ -24,6 +26,11 @@ module:
 
 check:
 	scripts/check.sh $(KERNEL)
+
+# DKMS add/build/install/remove on the host (never loaded here), the
+# DKMS-built module booted in the guest, the .debs built and installed.
+check-package:
+	scripts/check-package.sh
 
 demo:
 	scripts/demo.sh $(KERNEL)

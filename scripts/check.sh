@@ -47,7 +47,13 @@ for suite in $suites; do
 done
 suite=bookworm
 
-# 4. The harness catches what it must (on bookworm only: this tests the
+# 4. Packaging: DKMS on the host (build/install only), the DKMS-built module
+#    in the guest, the Debian packages built and installed.
+if [ "${AMT_PACKAGE:-1}" = 1 ]; then
+	"$top/scripts/check-package.sh" | emit
+fi
+
+# 5. The harness catches what it must (on bookworm only: this tests the
 #    harness, not the kernel).
 if [ "${AMT_SELFTEST:-1}" = 1 ]; then
 	expect_fail() { # name, regex the failure must match, run-guest args...

@@ -27,6 +27,7 @@ module:
 check:
 	scripts/check.sh $(KERNEL)
 
+
 # DKMS add/build/install/remove on the host (never loaded here), the
 # DKMS-built module booted in the guest, the .debs built and installed.
 check-package:

@@ -48,6 +48,15 @@ void amt_reaper_boost(void);
 unsigned long amt_reaper_wait_progress(unsigned int ms);
 void amt_reaper_reset_peak(void);
 
+/* self.c: mode=self */
+enum amt_mode { AMT_MODE_REAPER, AMT_MODE_SELF };
+extern int amt_mode;
+bool amt_self_available(void);
+bool amt_self_stash(struct mm_struct *mm, unsigned long rss);
+int amt_self_wait(unsigned int ms);
+void amt_self_init(void);
+void amt_self_exit(void);
+
 /* oom.c: OOM exclusion, OOM-time drain, reclaim visibility, memcg room */
 bool amt_oom_involved(struct task_struct *tsk, struct mm_struct *mm);
 bool amt_under_pressure(void);
@@ -67,6 +76,9 @@ enum amt_stat {
 	AMT_STAT_OOM_DRAINS,		/* OOM notifier calls with a backlog */
 	AMT_STAT_OOM_FREED_PAGES,	/* pages reported freed to the OOM killer */
 	AMT_STAT_SHRINKER_SCANS,
+	AMT_STAT_SELF_DONE,		/* mms torn down by their own task */
+	AMT_STAT_SELF_NS,		/* the time those teardowns took */
+	AMT_STAT_SELF_MEMPOLICY,	/* self mode impossible: a mempolicy */
 	AMT_NR_STATS,
 };
 

@@ -86,6 +86,26 @@ static __always_inline void amt_fregs_set_ip(struct ftrace_regs *fregs,
 #define amt_exe_allow_write(file) allow_write_access(file)
 #endif
 
+/*
+ * v6.2 made the RSS counters per-CPU: get_mm_rss() is then a cheap read
+ * that can be off by nr_cpus * batch pages, more than thresh_pages on a big
+ * machine. Good enough to skip small exits; candidates get the exact sum
+ * (v6.12 get_mm_counter_sum(), v7.x get_mm_rss_sum()). v6.1 is exact:
+ * exit_mm() has just called sync_mm_rss().
+ */
+static inline unsigned long amt_mm_rss_exact(struct mm_struct *mm)
+{
+#if defined(AMT_HAVE_GET_MM_RSS_SUM)
+	return get_mm_rss_sum(mm);
+#elif defined(AMT_HAVE_GET_MM_COUNTER_SUM)
+	return get_mm_counter_sum(mm, MM_FILEPAGES) +
+	       get_mm_counter_sum(mm, MM_ANONPAGES) +
+	       get_mm_counter_sum(mm, MM_SHMEMPAGES);
+#else
+	return get_mm_rss(mm);
+#endif
+}
+
 /* Only under CONFIG_AIO does an mm carry AIO contexts. */
 static inline bool amt_mm_has_aio(struct mm_struct *mm)
 {

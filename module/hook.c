@@ -77,6 +77,8 @@ static bool amt_try_defer(struct mm_struct *mm)
 	struct amt_entry *e;
 
 	/* The cheap gates first: most exits are small and stop here. */
+	if (facts.enabled && facts.rss >= facts.thresh / 2)
+		facts.rss = amt_mm_rss_exact(mm);
 	if (facts.enabled && facts.rss >= facts.thresh) {
 		facts.oom = amt_oom_involved(current, mm);
 		facts.pressure = amt_under_pressure();
@@ -86,6 +88,21 @@ static bool amt_try_defer(struct mm_struct *mm)
 	v = amt_decide(&facts);
 	if (v != AMT_DEFER)
 		goto sync;
+	/* Harmless if we still end up inline: __mmput() then finds NULL. */
+	amt_release_exe(mm);
+
+	/*
+	 * Self mode: nothing waits behind a thread, so no budget; the task
+	 * itself drops the reference after exit_notify() (self.c).
+	 */
+	if (READ_ONCE(amt_mode) == AMT_MODE_SELF) {
+		if (amt_self_stash(mm, facts.rss)) {
+			amt_stat_inc(AMT_DEFER);
+			trace_mm_reaper_queue(current, facts.rss, numa_node_id());
+			return true;
+		}
+		/* a mempolicy or no memory: the reaper takes it */
+	}
 
 	/* Add-then-check: may over-reject under concurrency, never over-admit. */
 	if (!amt_reaper_charge(facts.rss)) {
@@ -103,7 +120,6 @@ static bool amt_try_defer(struct mm_struct *mm)
 	e->charged = facts.rss;
 	e->pid = current->pid;
 
-	amt_release_exe(mm);
 	amt_stat_inc(AMT_DEFER);
 	trace_mm_reaper_queue(current, facts.rss, numa_node_id());
 	amt_reaper_queue(e);

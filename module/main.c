@@ -8,10 +8,12 @@
  * Copyright (C) 2026 The async_mm_teardown authors.
  */
 #include <linux/kernel.h>
+#include <linux/kobject.h>
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/string.h>
+#include <linux/sysfs.h>
 #include "amt.h"
 
 /* Set once everything is up, cleared first on unload: gates runtime actions. */
@@ -120,40 +122,81 @@ MODULE_PARM_DESC(max_pending_pages, "Most resident pages queued for teardown at 
 module_param_cb(oom_guard, &amt_enabled_ops, &amt_oom_guard, 0644);
 MODULE_PARM_DESC(oom_guard, "Keep queued memory from causing OOM kills: drain at OOM, boost under reclaim, respect memcg limits (1). Default 1.");
 
-static int amt_drain_set(const char *val, const struct kernel_param *kp)
+int amt_mode = AMT_MODE_REAPER;
+static const char *const amt_mode_names[] = {
+	[AMT_MODE_REAPER] = "reaper",
+	[AMT_MODE_SELF] = "self",
+};
+
+static int amt_mode_set(const char *val, const struct kernel_param *kp)
+{
+	int m = sysfs_match_string(amt_mode_names, val);
+
+	if (m < 0) {
+		amt_param_reject(kp, val, "use reaper or self");
+		return -EINVAL;
+	}
+	/* At load the hook is not set up yet: amt_init() checks then. */
+	if (m == AMT_MODE_SELF && READ_ONCE(amt_running) &&
+	    !amt_self_available()) {
+		amt_param_reject(kp, val,
+				 "self mode is unavailable on this kernel (see the load message)");
+		return -EINVAL;
+	}
+	WRITE_ONCE(amt_mode, m);
+	return 0;
+}
+
+static int amt_mode_get(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%s\n", amt_mode_names[READ_ONCE(amt_mode)]);
+}
+
+static const struct kernel_param_ops amt_mode_ops = {
+	.set = amt_mode_set,
+	.get = amt_mode_get,
+};
+
+/*
+ * Who tears a deferred mm down: the mm_reaper kthread (the upstream RFC's
+ * design), or the dying task itself right after exit_notify() has woken its
+ * parent, so the CPU stays charged to its own cgroup (docs/design.md).
+ */
+module_param_cb(mode, &amt_mode_ops, &amt_mode, 0644);
+MODULE_PARM_DESC(mode, "reaper: the mm_reaper thread tears deferred mms down; self: the dying task does, after waking its parent. Default reaper.");
+
+/*
+ * /sys/kernel/async_mm_teardown/drain: writing a timeout in ms blocks until
+ * every teardown queued before the write has finished (and its files are
+ * closed): for tools that need "all resources freed when waitpid()
+ * returns". Fails with ETIMEDOUT or EINTR. Not a module parameter: a
+ * parameter's store runs under the module's parameter mutex, which would
+ * block every other parameter for the duration of the wait.
+ */
+static ssize_t drain_store(struct kobject *kobj, struct kobj_attribute *attr,
+			   const char *buf, size_t count)
 {
 	unsigned int ms;
 	int ret;
 
-	if (kstrtouint(val, 0, &ms) || ms < 1 || ms > 3600000) {
-		amt_param_reject(kp, val,
-				 "write a timeout in milliseconds from 1 to 3600000");
+	if (kstrtouint(buf, 0, &ms) || ms < 1 || ms > 3600000) {
+		pr_err("drain: invalid value '%.*s': write a timeout in milliseconds from 1 to 3600000\n",
+		       (int)min_t(size_t, strcspn(buf, "\n"), 40), buf);
 		return -EINVAL;
 	}
 	/* Pins the module: rmmod cannot stop the reaper under a drainer. */
 	if (!try_module_get(THIS_MODULE))
 		return -ENODEV;
-	if (READ_ONCE(amt_running)) {
+	/* Self-mode tasks finish on their own, then the reaper's queue. */
+	ret = amt_self_wait(ms);
+	if (!ret)
 		ret = amt_reaper_drain(ms);
-	} else {
-		pr_err("drain: only at runtime, not as a load parameter\n");
-		ret = -EINVAL;
-	}
 	module_put(THIS_MODULE);
-	return ret;
+	return ret ? ret : count;
 }
 
-static const struct kernel_param_ops amt_drain_ops = {
-	.set = amt_drain_set,
-};
-
-/*
- * Writing a timeout blocks until every teardown queued before the write has
- * finished (and its files are closed): for tools that need "all resources
- * freed when waitpid() returns". Fails with ETIMEDOUT or EINTR.
- */
-module_param_cb(drain, &amt_drain_ops, NULL, 0200);
-MODULE_PARM_DESC(drain, "Write a timeout in ms: block until all teardowns queued before the write are done.");
+static struct kobj_attribute amt_drain_attr = __ATTR_WO(drain);
+static struct kobject *amt_kobj;
 
 static int __init amt_init(void)
 {
@@ -175,15 +218,35 @@ static int __init amt_init(void)
 	ret = amt_oom_init();
 	if (ret)
 		goto err_oom;
+	amt_self_init();
+	if (amt_mode == AMT_MODE_SELF && !amt_self_available()) {
+		pr_err("mode=self requested, but it is unavailable on this kernel\n");
+		ret = -EINVAL;
+		goto err_hook;
+	}
 	ret = amt_hook_init();
 	if (ret)
 		goto err_hook;
+	amt_kobj = kobject_create_and_add(KBUILD_MODNAME, kernel_kobj);
+	if (!amt_kobj) {
+		ret = -ENOMEM;
+		goto err_kobj;
+	}
+	ret = sysfs_create_file(amt_kobj, &amt_drain_attr.attr);
+	if (ret)
+		goto err_drain;
 	WRITE_ONCE(amt_running, true);
-	pr_info("loaded: enabled=%d thresh_pages=%lu max_pending_pages=%lu\n",
-		amt_enabled, amt_thresh_pages, amt_max_pending_pages);
+	pr_info("loaded: enabled=%d mode=%s thresh_pages=%lu max_pending_pages=%lu\n",
+		amt_enabled, amt_mode_names[amt_mode], amt_thresh_pages,
+		amt_max_pending_pages);
 	return 0;
 
+err_drain:
+	kobject_put(amt_kobj);
+err_kobj:
+	amt_hook_exit();
 err_hook:
+	amt_self_exit();
 	amt_oom_exit();
 err_oom:
 	amt_stats_exit();
@@ -196,8 +259,12 @@ err_reaper:
 static void __exit amt_exit(void)
 {
 	WRITE_ONCE(amt_running, false);
+	/* Waits for a drain in progress (none: a drainer pins the module). */
+	kobject_put(amt_kobj);
 	/* No new deferrals, and no task left in hook code. */
 	amt_hook_exit();
+	/* Tasks that stashed an mm tear it down before the second hook goes. */
+	amt_self_exit();
 	amt_oom_exit();
 	amt_stats_exit();
 	/* Tears down the backlog before the thread stops. */

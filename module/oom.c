@@ -45,7 +45,8 @@
 static struct mm_struct *amt_oom_ring[AMT_OOM_RING];
 static unsigned int amt_oom_ring_next;
 static int amt_oom_ring_used;
-static DEFINE_SPINLOCK(amt_oom_lock);
+/* raw: the probe runs with preemption off, also on PREEMPT_RT */
+static DEFINE_RAW_SPINLOCK(amt_oom_lock);
 
 static unsigned long amt_pressure_until;
 
@@ -75,10 +76,10 @@ static void amt_mark_victim_probe(void *data, struct task_struct *task,
 
 	if (!mm)
 		return;
-	spin_lock_irqsave(&amt_oom_lock, flags);
+	raw_spin_lock_irqsave(&amt_oom_lock, flags);
 	amt_oom_ring[amt_oom_ring_next++ % AMT_OOM_RING] = mm;
 	WRITE_ONCE(amt_oom_ring_used, 1);
-	spin_unlock_irqrestore(&amt_oom_lock, flags);
+	raw_spin_unlock_irqrestore(&amt_oom_lock, flags);
 	amt_stat_inc(AMT_STAT_OOM_MARKED);
 }
 
@@ -89,16 +90,22 @@ static bool amt_oom_ring_take(struct mm_struct *mm)
 	unsigned long flags;
 	int i;
 
+	/*
+	 * Pairs with the victim's fully ordered decrement of mm_users, which
+	 * the caller's failed atomic_add_unless() (a plain read) observed:
+	 * the ring insert happened before that decrement (docs/design.md).
+	 */
+	smp_rmb();
 	if (!READ_ONCE(amt_oom_ring_used))
 		return false;
-	spin_lock_irqsave(&amt_oom_lock, flags);
+	raw_spin_lock_irqsave(&amt_oom_lock, flags);
 	for (i = 0; i < AMT_OOM_RING; i++) {
 		if (amt_oom_ring[i] == mm) {
 			amt_oom_ring[i] = NULL;
 			found = true;
 		}
 	}
-	spin_unlock_irqrestore(&amt_oom_lock, flags);
+	raw_spin_unlock_irqrestore(&amt_oom_lock, flags);
 	return found;
 }
 
@@ -162,7 +169,8 @@ static int amt_oom_notify(struct notifier_block *nb, unsigned long unused,
 	if (!READ_ONCE(amt_oom_guard))
 		return NOTIFY_OK;
 	amt_note_pressure();
-	if (!amt_pending_mms())
+	/* The reaper itself out of memory must not wait for itself. */
+	if (!amt_pending_mms() || current == amt_reaper_task())
 		return NOTIFY_OK;
 	t0 = ktime_get_ns();
 	got = amt_reaper_wait_progress(AMT_OOM_WAIT_MS);

@@ -10,6 +10,8 @@
 #include <linux/freezer.h>
 #include <linux/kref.h>
 #include <linux/kthread.h>
+#include <linux/sizes.h>
+#include <linux/spinlock.h>
 #include <linux/sched/mm.h>
 #include <linux/slab.h>
 #include <linux/topology.h>
@@ -19,17 +21,26 @@
 
 static LLIST_HEAD(amt_queue);
 static DECLARE_WAIT_QUEUE_HEAD(amt_reaper_wq);
-/* Woken after every teardown: OOM-time waiters watch amt_reaped_pages. */
+/*
+ * Freeing progress, for the OOM notifier: pages actually freed by finished
+ * teardowns plus what the teardown in flight has unmapped so far (its RSS
+ * falls as exit_mmap() zaps). Under amt_progress_lock, so that the sum only
+ * grows as a teardown finishes and its mm stays alive while read.
+ */
 static DECLARE_WAIT_QUEUE_HEAD(amt_progress_wq);
-static atomic_long_t amt_reaped_pages = ATOMIC_LONG_INIT(0);
+static DEFINE_SPINLOCK(amt_progress_lock);
+static unsigned long amt_freed_pages;		/* finished teardowns */
+static struct mm_struct *amt_cur_mm;		/* in flight, mmgrab()bed */
+static unsigned long amt_cur_rss0;		/* its RSS when it started */
 /* Reclaim or the OOM killer asked for the queue: run at normal priority. */
 static bool amt_boosted;
 static DEFINE_SPINLOCK(amt_boost_lock);
 
+/* Unboost only if the queue is still empty: decided under the lock. */
 static void amt_set_boost(struct task_struct *t, bool on)
 {
 	spin_lock(&amt_boost_lock);
-	if (amt_boosted != on) {
+	if (amt_boosted != on && (on || llist_empty(&amt_queue))) {
 		amt_boosted = on;
 		set_user_nice(t, on ? 0 : MAX_NICE);
 	}
@@ -107,18 +118,51 @@ void amt_reaper_queue(struct amt_entry *e)
 	wake_up(&amt_reaper_wq);
 }
 
+static unsigned long amt_progress(void)
+{
+	unsigned long sum, rss;
+
+	spin_lock(&amt_progress_lock);
+	sum = amt_freed_pages;
+	if (amt_cur_mm) {
+		rss = get_mm_rss(amt_cur_mm);
+		if (rss < amt_cur_rss0)
+			sum += amt_cur_rss0 - rss;
+	}
+	spin_unlock(&amt_progress_lock);
+	return sum;
+}
+
 static void amt_reap_one(struct amt_entry *e)
 {
-	unsigned long rss = get_mm_rss(e->mm);
+	struct mm_struct *mm = e->mm;
+	unsigned long rss = amt_mm_rss_exact(mm), left;
 	u64 t0 = ktime_get_ns(), ns;
 
-	/* The last mm_users reference: __mmput() runs here. */
-	mmput(e->mm);
+	/* Keep the struct (not the memory) for the progress readers. */
+	mmgrab(mm);
+	spin_lock(&amt_progress_lock);
+	amt_cur_mm = mm;
+	amt_cur_rss0 = rss;
+	spin_unlock(&amt_progress_lock);
+
+	/* Our mm_users reference, normally the last: __mmput() runs here. */
+	mmput(mm);
 	ns = ktime_get_ns() - t0;
+	/*
+	 * 0 after a real teardown; unchanged if a temporary mmget_not_zero()
+	 * holder (khugepaged, /proc) made its own mmput() the last one.
+	 */
+	left = amt_mm_rss_exact(mm);
+
+	spin_lock(&amt_progress_lock);
+	amt_cur_mm = NULL;
+	amt_freed_pages += rss > left ? rss - left : 0;
+	spin_unlock(&amt_progress_lock);
+	mmdrop(mm);
 
 	amt_reaper_uncharge(e->charged);
 	atomic_long_dec(&amt_pending_mms_cnt);
-	atomic_long_add(e->charged, &amt_reaped_pages);
 	wake_up_all(&amt_progress_wq);
 	amt_stat_teardown(ns);
 	amt_stat_inc(AMT_STAT_REAPED);
@@ -167,7 +211,7 @@ static int amt_reaper_fn(void *unused)
 		 * Stop only with an empty queue: amt_hook_exit() ran before
 		 * kthread_stop(), so nothing can be queued after this check.
 		 */
-		else if (kthread_should_stop())
+		else if (kthread_should_stop() && llist_empty(&amt_queue))
 			break;
 	}
 	return 0;
@@ -219,24 +263,37 @@ void amt_reaper_boost(void)
 	wake_up(&amt_reaper_wq);
 }
 
+/* Enough freed for an allocation retry to have a chance: 1 MiB. */
+#define AMT_PROGRESS_PAGES (SZ_1M >> PAGE_SHIFT)
+
 /**
- * amt_reaper_wait_progress() - wait for the reaper to finish a teardown
+ * amt_reaper_wait_progress() - wait for the reaper to free some memory
  * @ms: the most to wait
  *
- * Return: pages (as charged at enqueue) of the teardowns finished during
- * the wait; 0 if the queue was empty or nothing finished in time.
+ * Returns as soon as the reaper has freed AMT_PROGRESS_PAGES since the call
+ * (finished teardowns, or the one in flight unmapping), when the queue is
+ * empty, or after @ms. Only pages freed during the wait count: an OOM
+ * invocation that sees no new progress gets 0 and may kill.
+ *
+ * Return: pages freed during the wait.
  */
 unsigned long amt_reaper_wait_progress(unsigned int ms)
 {
-	long start = atomic_long_read(&amt_reaped_pages);
+	unsigned long start = amt_progress(), got = 0;
+	unsigned long end = jiffies + msecs_to_jiffies(ms);
 
 	if (!amt_pending_mms())
 		return 0;
 	amt_reaper_boost();
-	wait_event_timeout(amt_progress_wq,
-			   atomic_long_read(&amt_reaped_pages) != start ||
-			   !amt_pending_mms(), msecs_to_jiffies(ms));
-	return atomic_long_read(&amt_reaped_pages) - start;
+	while (time_before(jiffies, end)) {
+		/* woken when a teardown ends; polled for the one in flight */
+		wait_event_timeout(amt_progress_wq, !amt_pending_mms(),
+				   msecs_to_jiffies(10));
+		got = amt_progress() - start;
+		if (got >= AMT_PROGRESS_PAGES || !amt_pending_mms())
+			break;
+	}
+	return got;
 }
 
 /**

@@ -92,6 +92,9 @@ static int amt_stats_show(struct seq_file *m, void *unused)
 	seq_printf(m, "oom_drains %lu\n", v[AMT_STAT_OOM_DRAINS]);
 	seq_printf(m, "oom_freed_pages %lu\n", v[AMT_STAT_OOM_FREED_PAGES]);
 	seq_printf(m, "shrinker_scans %lu\n", v[AMT_STAT_SHRINKER_SCANS]);
+	seq_printf(m, "self_done %lu\n", v[AMT_STAT_SELF_DONE]);
+	seq_printf(m, "self_ns_total %lu\n", v[AMT_STAT_SELF_NS]);
+	seq_printf(m, "self_mempolicy %lu\n", v[AMT_STAT_SELF_MEMPOLICY]);
 	seq_printf(m, "reaper_pid %d\n", reaper ? reaper->pid : 0);
 	seq_printf(m, "reaper_cpu_ns %llu\n",
 		   reaper ? (unsigned long long)READ_ONCE(reaper->se.sum_exec_runtime) : 0ULL);

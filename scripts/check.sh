@@ -43,14 +43,25 @@ fi
 
 # 3. The guest suite, on each kernel asked for.
 for suite in $suites; do
-	"$top/scripts/run-guest.sh" -k "$suite" -r suite | emit
+	out=$("$top/scripts/run-guest.sh" -k "$suite" -r suite)
+	rc=$?
+	echo "$out" | emit
+	# a build or setup failure prints no verdict: it must still count
+	if [ $rc != 0 ] && ! echo "$out" | grep -q '^not ok '; then
+		echo "not ok - $suite: guest suite ran # run-guest.sh failed with status $rc before any verdict (see above)" | emit
+	fi
 done
 suite=bookworm
 
 # 4. Packaging: DKMS on the host (build/install only), the DKMS-built module
 #    in the guest, the Debian packages built and installed.
 if [ "${AMT_PACKAGE:-1}" = 1 ]; then
-	"$top/scripts/check-package.sh" | emit
+	out=$("$top/scripts/check-package.sh")
+	rc=$?
+	echo "$out" | emit
+	if [ $rc != 0 ] && ! echo "$out" | grep -q '^not ok '; then
+		echo "not ok - package: checks ran # check-package.sh failed with status $rc before any verdict" | emit
+	fi
 fi
 
 # 5. The harness catches what it must (on bookworm only: this tests the

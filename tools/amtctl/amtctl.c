@@ -56,6 +56,9 @@ static const struct amtctl_cmd amtctl_cmds[] = {
 	  "  thresh_pages=PAGES         defer only mms with this many resident\n"
 	  "                             pages or more (1 .. RAM)\n"
 	  "  max_pending_pages=PAGES    most pages queued at once (1 .. RAM)\n"
+	  "  mode=reaper|self           who tears deferred mms down: the\n"
+	  "                             mm_reaper thread, or the dying task\n"
+	  "                             after waking its parent\n"
 	  "  oom_guard=1|0|y|n          keep queued memory from causing OOM\n"
 	  "                             kills (1; 0 only to measure)\n" },
 	{ "stats", amtctl_stats, "[--json | --prometheus]",
@@ -348,11 +351,14 @@ void amtctl_kmsg_close(struct amtctl_kmsg *k)
 
 /* ---- parameters ---- */
 
+static const char *const amtctl_modes[] = { "reaper", "self", NULL };
+
 static const struct amtctl_param amtctl_params[] = {
-	{ "enabled", true, "1 or 0 (y/n)" },
-	{ "thresh_pages", false, "a positive whole number of pages" },
-	{ "max_pending_pages", false, "a positive whole number of pages" },
-	{ "oom_guard", true, "1 or 0 (y/n)" },
+	{ "enabled", true, "1 or 0 (y/n)", NULL },
+	{ "mode", false, "reaper or self", amtctl_modes },
+	{ "thresh_pages", false, "a positive whole number of pages", NULL },
+	{ "max_pending_pages", false, "a positive whole number of pages", NULL },
+	{ "oom_guard", true, "1 or 0 (y/n)", NULL },
 };
 
 #define AMTCTL_NR_PARAMS ARRAY_SIZE(amtctl_params)
@@ -369,7 +375,7 @@ const struct amtctl_param *amtctl_param_find(const char *name)
 
 const char *amtctl_param_names(void)
 {
-	return "enabled, thresh_pages, max_pending_pages, oom_guard";
+	return "enabled, mode, thresh_pages, max_pending_pages, oom_guard";
 }
 
 int amtctl_param_arg(char *arg, const struct amtctl_param **p, char **val)
@@ -406,6 +412,12 @@ bool amtctl_param_value_ok(const struct amtctl_param *p, const char *val)
 	char *end;
 	size_t i;
 
+	if (p->choices) {
+		for (i = 0; p->choices[i]; i++)
+			if (!strcmp(val, p->choices[i]))
+				return true;
+		return false;
+	}
 	if (p->is_bool) {
 		for (i = 0; i < ARRAY_SIZE(bools); i++)
 			if (!strcmp(val, bools[i]))

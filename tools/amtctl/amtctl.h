@@ -22,6 +22,7 @@
 #define AMT_STATS_FILE	"/sys/kernel/debug/" AMT_MODNAME "/stats"
 #endif
 #define AMT_PARAMS_DIR	AMT_SYSFS "/parameters"
+#define AMT_DRAIN_FILE	"/sys/kernel/async_mm_teardown/drain"
 
 /* Exit status of every command: see amtctl help and amtctl(8). */
 enum {
@@ -74,6 +75,7 @@ struct amtctl_param {
 	const char *name;
 	bool is_bool;
 	const char *allowed;
+	const char *const *choices;	/* NULL-terminated, for named values */
 };
 
 const struct amtctl_param *amtctl_param_find(const char *name);

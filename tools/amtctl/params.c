@@ -147,7 +147,7 @@ int amtctl_drain(int argc, char **argv)
 	snprintf(ms, sizeof(ms), "%.0f", fmax(1, ceil(timeout * 1000)));
 	t0 = amtctl_now();
 	amtctl_kmsg_mark(&kmsg);
-	err = amtctl_write_file(AMT_PARAMS_DIR "/drain", ms);
+	err = amtctl_write_file(AMT_DRAIN_FILE, ms);
 	if (!err) {
 		amtctl_kmsg_close(&kmsg);
 		printf("drained in %.3f s\n", amtctl_now() - t0);

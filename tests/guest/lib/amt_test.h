@@ -19,6 +19,7 @@
 #define AMT_KO "/amt/async_mm_teardown.ko"
 #define AMT_PARAMS "/sys/module/async_mm_teardown/parameters/"
 #define AMT_STATS "/sys/kernel/debug/async_mm_teardown/stats"
+#define AMT_DRAIN "/sys/kernel/async_mm_teardown/drain"
 #define AMT_TRACE "/sys/kernel/tracing/"
 #define MiB (1024UL * 1024UL)
 

@@ -13,6 +13,7 @@ static const struct {
 	{ "thresh_pages", "12abc" }, { "thresh_pages", "99999999999999" },
 	{ "max_pending_pages", "0" }, { "max_pending_pages", "lots" },
 	{ "max_pending_pages", "18446744073709551616" },
+	{ "mode", "kthread" }, { "oom_guard", "2" },
 };
 
 static void run(void)
@@ -55,8 +56,8 @@ static void run(void)
 	err = amt_load("thresh_pages=0");
 	amt_assert(err == EINVAL, "load with thresh_pages=0: %s", strerror(err));
 	amt_assert(!amt_loaded(), "module loaded despite a bad parameter");
-	err = amt_load("drain=100");
-	amt_assert(err == EINVAL, "load with drain=100: %s", strerror(err));
+	err = amt_load("mode=sideways");
+	amt_assert(err == EINVAL, "load with mode=sideways: %s", strerror(err));
 	amt_assert(!amt_load("thresh_pages=2048 enabled=0"), "good load failed");
 	amt_assert(amt_param_get("thresh_pages") == 2048 &&
 		   amt_param_get("enabled") == 0, "load parameters not applied");

@@ -221,8 +221,8 @@ static const struct {
 	{ "set thresh_pages=0", "thresh_pages must be a positive whole number of pages" },
 	{ "set max_pending_pages=lots", "max_pending_pages must be a positive whole number" },
 	{ "set enabled=2", "enabled must be 1 or 0 (y/n)" },
-	{ "set unknown=1", "unknown parameter 'unknown'; allowed parameters: enabled, thresh_pages, max_pending_pages" },
-	{ "set drain=5", "use 'amtctl drain [--timeout SECONDS]'; allowed parameters: enabled, thresh_pages" },
+	{ "set unknown=1", "unknown parameter 'unknown'; allowed parameters: enabled, mode, thresh_pages, max_pending_pages" },
+	{ "set drain=5", "use 'amtctl drain [--timeout SECONDS]'; allowed parameters: enabled, mode, thresh_pages" },
 	/* one bad value: nothing at all is written */
 	{ "set thresh_pages=2048 enabled=maybe", "enabled must be 1 or 0" },
 	{ "set", "give PARAM=VALUE" },

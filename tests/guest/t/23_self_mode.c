@@ -1,0 +1,48 @@
+// SPDX-License-Identifier: GPL-2.0
+/* mode=self: waitpid() is fast and the dying task tears its own mm down. */
+#include <stdlib.h>
+#include "../lib/amt_test.h"
+
+static int cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static void run(void)
+{
+	uint64_t sync_ns[3], self_ns[3];
+	long d0 = amt_stat("self_done"), r0 = amt_stat("reaped");
+	int i;
+
+	if (amt_param_set("mode", "self"))
+		amt_skip("mode=self unavailable on this kernel");
+	amt_trace_start();
+	for (i = 0; i < 3; i++) {
+		pid_t pid;
+
+		amt_assert(!amt_param_set("enabled", "0"), "cannot disable");
+		pid = amt_hog(512, AMT_HOG_ANON);
+		sync_ns[i] = amt_kill_wait(pid);
+		amt_assert(!amt_param_set("enabled", "1"), "cannot enable");
+		pid = amt_hog(512, AMT_HOG_ANON);
+		self_ns[i] = amt_kill_wait(pid);
+		amt_assert(!amt_drain(60000), "drain failed");
+		amt_assert(amt_trace_count("mm_reaper_queue", pid) == 1 &&
+			   amt_trace_count("mm_reaper_reap", pid) == 1,
+			   "pid %d not deferred and torn down exactly once", pid);
+	}
+	amt_assert(amt_stat("self_done") - d0 == 3,
+		   "self_done +%ld, want +3", amt_stat("self_done") - d0);
+	amt_assert(amt_stat("reaped") == r0, "the reaper tore down a self-mode mm");
+	qsort(sync_ns, 3, sizeof(sync_ns[0]), cmp);
+	qsort(self_ns, 3, sizeof(self_ns[0]), cmp);
+	amt_note("512 MiB kill->waitpid median: inline %.1f ms, self %.1f ms",
+		 sync_ns[1] / 1e6, self_ns[1] / 1e6);
+	amt_assert(self_ns[1] * 3 < sync_ns[1],
+		   "self median %.1f ms not 3x below inline %.1f ms",
+		   self_ns[1] / 1e6, sync_ns[1] / 1e6);
+}
+
+AMT_TEST("self_mode", "with mode=self a large killed process is torn down by itself, after waitpid() returned, well before an inline teardown would", 300, run)

@@ -32,6 +32,7 @@ struct amt_entry {
 /* hook.c */
 int amt_hook_init(void);
 void amt_hook_exit(void);
+void amt_wait_redirected(long __percpu *inflight);
 
 /* reaper.c */
 int amt_reaper_start(void);

@@ -28,14 +28,31 @@
  */
 static DEFINE_PER_CPU(long, amt_inflight);
 
-static long amt_inflight_sum(void)
+/**
+ * amt_wait_redirected() - wait until no task runs a redirected function
+ * @inflight: the per-CPU count that the ftrace callback increments and the
+ *	redirected function decrements
+ *
+ * Call after unregister_ftrace_function(): no task can enter the count any
+ * more, so its sum only falls. A redirected task may sleep there for long
+ * (an inline teardown), and RCU-tasks alone would not wait for it since
+ * sleeping is a quiescent state; once the sum is zero, the grace period
+ * covers the instructions after each decrement, and the return.
+ */
+void amt_wait_redirected(long __percpu *inflight)
 {
-	long sum = 0;
+	long sum;
 	int cpu;
 
-	for_each_possible_cpu(cpu)
-		sum += per_cpu(amt_inflight, cpu);
-	return sum;
+	for (;;) {
+		sum = 0;
+		for_each_possible_cpu(cpu)
+			sum += *per_cpu_ptr(inflight, cpu);
+		if (!sum)
+			break;
+		msleep(20);
+	}
+	synchronize_rcu_tasks();
 }
 
 /*
@@ -235,8 +252,5 @@ void amt_hook_exit(void)
 	unregister_ftrace_function(&amt_mmput_ops);
 	ftrace_set_filter_ip(&amt_mmput_ops, (unsigned long)mmput, 1, 0);
 	/* Redirected tasks may sleep in amt_mmput_exit() (the inline mmput). */
-	while (amt_inflight_sum())
-		msleep(20);
-	/* The last instructions after the decrement, and the return. */
-	synchronize_rcu_tasks();
+	amt_wait_redirected(&amt_inflight);
 }

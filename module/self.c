@@ -19,7 +19,6 @@
  *
  * Copyright (C) 2026 The async_mm_teardown authors.
  */
-#include <linux/delay.h>
 #include <linux/ftrace.h>
 #include <linux/hashtable.h>
 #include <linux/module.h>
@@ -195,9 +194,6 @@ fail:
  */
 void amt_self_exit(void)
 {
-	long sum;
-	int cpu;
-
 	if (!amt_self_ok)
 		return;
 	while (amt_self_wait(10000))
@@ -205,12 +201,5 @@ void amt_self_exit(void)
 			atomic_read(&amt_self_pending));
 	unregister_ftrace_function(&amt_mpol_ops);
 	ftrace_free_filter(&amt_mpol_ops);
-	do {
-		sum = 0;
-		for_each_possible_cpu(cpu)
-			sum += per_cpu(amt_self_inflight, cpu);
-		if (sum)
-			msleep(20);
-	} while (sum);
-	synchronize_rcu_tasks();
+	amt_wait_redirected(&amt_self_inflight);
 }

@@ -67,6 +67,36 @@ void amt_note(const char *fmt, ...)
 	va_end(ap);
 }
 
+static int amt_cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+uint64_t amt_median(uint64_t *v, int n)
+{
+	qsort(v, n, sizeof(*v), amt_cmp_u64);
+	return v[n / 2];
+}
+
+void *amt_map_tmpfs(const char *path, unsigned long mb, bool unlink_it)
+{
+	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+	char *p;
+
+	if (fd < 0 || ftruncate(fd, mb * MiB))
+		_exit(2);
+	p = mmap(NULL, mb * MiB, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (p == MAP_FAILED)
+		_exit(2);
+	memset(p, 0x5a, mb * MiB);
+	close(fd);
+	if (unlink_it)
+		unlink(path);
+	return p;
+}
+
 uint64_t amt_now_ns(void)
 {
 	struct timespec ts;

@@ -66,6 +66,9 @@ void amt_drop_caches(void);
 int amt_write_file(const char *path, const char *val); /* 0 or errno */
 int amt_read_file(const char *path, char *buf, size_t len); /* bytes or -errno */
 uint64_t amt_now_ns(void);
+uint64_t amt_median(uint64_t *v, int n);	/* sorts v */
+/* In a hog body: map @mb MiB of a tmpfs file shared, fill it with 0x5a. */
+void *amt_map_tmpfs(const char *path, unsigned long mb, bool unlink_it);
 
 /* Processes that hold memory. */
 enum amt_hog_kind {

@@ -1,14 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* A large killed process is queued, reaped, and its waitpid() is fast. */
-#include <stdlib.h>
 #include "../lib/amt_test.h"
-
-static int cmp(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
 
 static void run(void)
 {
@@ -39,8 +31,8 @@ static void run(void)
 		   amt_stat("queued") - q0);
 	amt_assert(amt_stat("reaped") - r0 == 3, "reaped +%ld, want +3",
 		   amt_stat("reaped") - r0);
-	qsort(sync_ns, 3, sizeof(sync_ns[0]), cmp);
-	qsort(async_ns, 3, sizeof(async_ns[0]), cmp);
+	amt_median(sync_ns, 3);
+	amt_median(async_ns, 3);
 	amt_note("512 MiB kill->waitpid median: inline %.1f ms, deferred %.1f ms",
 		 sync_ns[1] / 1e6, async_ns[1] / 1e6);
 	/* A loose bound: the benchmarks measure; this only proves a win. */

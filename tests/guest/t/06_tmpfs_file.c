@@ -11,17 +11,7 @@
 
 static void body(void *unused)
 {
-	int fd = open(PATH, O_RDWR | O_CREAT | O_TRUNC, 0600);
-	char *p;
-
-	if (fd < 0 || ftruncate(fd, FILE_MB * MiB))
-		_exit(2);
-	p = mmap(NULL, FILE_MB * MiB, PROT_READ | PROT_WRITE, MAP_SHARED,
-		 fd, 0);
-	if (p == MAP_FAILED)
-		_exit(2);
-	memset(p, 0x5a, FILE_MB * MiB);
-	close(fd);
+	amt_map_tmpfs(PATH, FILE_MB, false);
 }
 
 static void run(void)

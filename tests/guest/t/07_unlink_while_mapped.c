@@ -12,18 +12,7 @@
 
 static void body(void *unused)
 {
-	int fd = open(PATH, O_RDWR | O_CREAT | O_TRUNC, 0600);
-	char *p;
-
-	if (fd < 0 || ftruncate(fd, FILE_MB * MiB))
-		_exit(2);
-	p = mmap(NULL, FILE_MB * MiB, PROT_READ | PROT_WRITE, MAP_SHARED,
-		 fd, 0);
-	if (p == MAP_FAILED)
-		_exit(2);
-	memset(p, 1, FILE_MB * MiB);
-	close(fd);
-	unlink(PATH);
+	amt_map_tmpfs(PATH, FILE_MB, true);
 }
 
 static long used_mb(void)

@@ -1,14 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* mode=self: waitpid() is fast and the dying task tears its own mm down. */
-#include <stdlib.h>
 #include "../lib/amt_test.h"
-
-static int cmp(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
 
 static void run(void)
 {
@@ -36,8 +28,8 @@ static void run(void)
 	amt_assert(amt_stat("self_done") - d0 == 3,
 		   "self_done +%ld, want +3", amt_stat("self_done") - d0);
 	amt_assert(amt_stat("reaped") == r0, "the reaper tore down a self-mode mm");
-	qsort(sync_ns, 3, sizeof(sync_ns[0]), cmp);
-	qsort(self_ns, 3, sizeof(self_ns[0]), cmp);
+	amt_median(sync_ns, 3);
+	amt_median(self_ns, 3);
 	amt_note("512 MiB kill->waitpid median: inline %.1f ms, self %.1f ms",
 		 sync_ns[1] / 1e6, self_ns[1] / 1e6);
 	amt_assert(self_ns[1] * 3 < sync_ns[1],

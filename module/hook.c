@@ -90,17 +90,22 @@ static bool amt_try_defer(struct mm_struct *mm)
 		.rss = get_mm_rss(mm),
 		.thresh = READ_ONCE(amt_thresh_pages),
 	};
+	struct amt_entry *e = NULL;
 	enum amt_verdict v;
-	struct amt_entry *e;
 
-	/* The cheap gates first: most exits are small and stop here. */
-	if (facts.enabled && facts.rss >= facts.thresh / 2)
+	/*
+	 * The cheap gates first: most exits are small and stop here. The fast
+	 * RSS read is approximate on 6.2+ (per-CPU counters), so near the
+	 * threshold the exact sum decides.
+	 */
+	if (facts.enabled && facts.rss >= facts.thresh / 2) {
 		facts.rss = amt_mm_rss_exact(mm);
-	if (facts.enabled && facts.rss >= facts.thresh) {
-		facts.oom = amt_oom_involved(current, mm);
-		facts.pressure = amt_under_pressure();
-		facts.memcg_full = amt_memcg_full(current, facts.rss);
-		facts.aio = amt_mm_has_aio(mm);
+		if (facts.rss >= facts.thresh) {
+			facts.oom = amt_oom_involved(current, mm);
+			facts.pressure = amt_under_pressure();
+			facts.memcg_full = amt_memcg_full(current, facts.rss);
+			facts.aio = amt_mm_has_aio(mm);
+		}
 	}
 	v = amt_decide(&facts);
 	if (v != AMT_DEFER)
@@ -112,14 +117,10 @@ static bool amt_try_defer(struct mm_struct *mm)
 	 * Self mode: nothing waits behind a thread, so no budget; the task
 	 * itself drops the reference after exit_notify() (self.c).
 	 */
-	if (READ_ONCE(amt_mode) == AMT_MODE_SELF) {
-		if (amt_self_stash(mm, facts.rss)) {
-			amt_stat_inc(AMT_DEFER);
-			trace_mm_reaper_queue(current, facts.rss, numa_node_id());
-			return true;
-		}
-		/* a mempolicy or no memory: the reaper takes it */
-	}
+	if (READ_ONCE(amt_mode) == AMT_MODE_SELF &&
+	    amt_self_stash(mm, facts.rss))
+		goto deferred;
+	/* (a mempolicy or no memory for self mode: the reaper takes it) */
 
 	/* Add-then-check: may over-reject under concurrency, never over-admit. */
 	if (!amt_reaper_charge(facts.rss)) {
@@ -136,10 +137,12 @@ static bool amt_try_defer(struct mm_struct *mm)
 	e->mm = mm;
 	e->charged = facts.rss;
 	e->pid = current->pid;
-
+deferred:
+	/* Counted and traced before the reaper can see it: queue precedes reap. */
 	amt_stat_inc(AMT_DEFER);
 	trace_mm_reaper_queue(current, facts.rss, numa_node_id());
-	amt_reaper_queue(e);
+	if (e)
+		amt_reaper_queue(e);
 	return true;
 sync:
 	amt_stat_inc(v);

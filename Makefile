@@ -8,6 +8,8 @@
 #                          + the packaging tests (check-package)
 #   make check-package     DKMS and Debian packaging only
 #   make demo              boot a guest, kill a large process with and without
+#   make bench             the benchmarks (docs/benchmarks.md), ~1 h under TCG
+#   make check-debug       the guest suite and a soak on a KASAN/lockdep kernel
 #   make clean
 #
 # KERNEL selects the Debian kernel booted in the guest: bookworm (Debian 12,
@@ -17,7 +19,7 @@
 
 KERNEL ?= bookworm
 
-.PHONY: all module check check-package demo unit clean
+.PHONY: all module check check-package check-debug demo bench unit clean
 
 all: module
 
@@ -35,6 +37,12 @@ check-package:
 
 demo:
 	scripts/demo.sh $(KERNEL)
+
+bench:
+	scripts/bench.sh $(KERNEL)
+
+check-debug:
+	scripts/check-debug.sh
 
 unit:
 	mkdir -p build/unit

@@ -12,7 +12,7 @@ lib=$top/tests/guest/lib/amt_test.c
 build() { # src dst
 	if [ ! -e "$2" ] || [ "$1" -nt "$2" ] || [ "$lib" -nt "$2" ] ||
 	   [ "$top/tests/guest/lib/amt_test.h" -nt "$2" ]; then
-		gcc "${cflags[@]}" -o "$2" "$1" "$lib"
+		gcc "${cflags[@]}" -o "$2" "$1" "$lib" -lm
 	fi
 }
 for src in "$top"/tests/guest/t/*.c; do
@@ -22,7 +22,9 @@ done
 for bin in "$out"/tests/*; do
 	[ -e "$top/tests/guest/t/$(basename "$bin").c" ] || rm -f "$bin"
 done
-for src in "$top"/tools/*.c "$top"/tests/harness/*_test.c; do
+# tools, harness self-tests, and tests that need a boot of their own
+for src in "$top"/tools/*.c "$top"/tests/harness/*_test.c \
+	   "$top"/tests/guest/special/*.c; do
 	[ -e "$src" ] || continue
 	build "$src" "$out/tools/$(basename "$src" .c)"
 done

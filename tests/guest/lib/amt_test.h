@@ -31,6 +31,11 @@ struct amt_test {
 };
 
 int amt_main(const struct amt_test *t);
+/*
+ * amt_slow=N on the kernel command line (the debug kernel: KASAN and
+ * lockdep under TCG) multiplies every test's timeout by N.
+ */
+unsigned int amt_slow(void);
 
 #define AMT_TEST(n, b, timeout, f)					\
 	int main(void)							\
@@ -62,6 +67,8 @@ void amt_stats_note(void);		/* every stat as a "# stats:" line */
 long amt_vmstat(const char *name);	/* a /proc/vmstat counter */
 long amt_mem_available_kb(void);
 long amt_mem_total_kb(void);
+/* MemAvailable plus the per-CPU free page lists: what is free or freeable. */
+long amt_mem_back_kb(void);
 void amt_drop_caches(void);
 int amt_write_file(const char *path, const char *val); /* 0 or errno */
 int amt_read_file(const char *path, char *buf, size_t len); /* bytes or -errno */

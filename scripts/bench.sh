@@ -1,0 +1,66 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# make bench: boot one guest, run tools/exit_latency in it (sync, reaper
+# and self mode interleaved within that boot), keep the results.
+#
+#   scripts/bench.sh [SUITE]       SUITE: bookworm (default), trixie, sid
+#
+# Environment: AMT_BENCH_MEM (guest RAM, default 7G: room for 2 GiB children
+# and for 16 x 256 MiB), AMT_BENCH_ROUNDS
+# (default 7), AMT_BENCH_QUICK=1 (a smoke run of every section, minutes).
+# Writes bench/results/<kernel>.{txt,json,dat,svg}; the .svg needs gnuplot
+# (installed here if missing). vCPU threads are pinned one per host CPU.
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+suite=${1:-bookworm}
+mem=${AMT_BENCH_MEM:-7G}
+rounds=${AMT_BENCH_ROUNDS:-7}
+append="amt_rounds=$rounds"
+[ "${AMT_BENCH_QUICK:-0}" = 0 ] || append+=" amt_quick=--quick"
+
+eval "$("$top/scripts/kernel.sh" "$suite")"
+out=$top/bench/results
+mkdir -p "$out"
+rc=0
+"$top/scripts/run-guest.sh" -k "$suite" -r bench -m "$mem" -P -T 7200 \
+	-a "$append" || rc=$?
+res=$top/build/logs/$KVER-bench.results
+cut_section() { # from to
+	tr -d '\r' < "$res" | sed -n "/^#$1\$/,/^#$2\$/p" | sed '1d;$d'
+}
+if ! grep -q '^#ENDBENCH' "$res"; then
+	echo "bench: no results from the guest (see build/logs/$KVER-bench.console.log)" >&2
+	exit 1
+fi
+{
+	echo "# make bench KERNEL=$suite ($(date -u +%Y-%m-%d), host: $(nproc) CPUs,"
+	echo "# $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //'),"
+	echo "# QEMU $(qemu-system-x86_64 --version | head -1 | awk '{print $4}')" \
+	     "$([ -w /dev/kvm ] && echo KVM || echo TCG), guest $mem)"
+	cut_section TABLE JSON
+} > "$out/$KVER.txt"
+cut_section JSON PLOT > "$out/$KVER.json"
+cut_section PLOT ENDBENCH > "$out/$KVER.dat"
+
+if ! command -v gnuplot >/dev/null; then
+	[ "$(id -u)" = 0 ] && DEBIAN_FRONTEND=noninteractive \
+		apt-get install -y -qq --no-install-recommends gnuplot-nox >&2 || true
+fi
+if command -v gnuplot >/dev/null; then
+	gnuplot <<GP
+set terminal svg size 720,440 dynamic font "sans,12"
+set output "$out/$KVER.svg"
+set title "kill -> waitpid() latency, Linux $KVER (QEMU, one boot; median, p10-p90)"
+set logscale xy
+set xlabel "memory of the killed process (MiB, anonymous, THP off)"
+set ylabel "ms"
+set key top left
+set grid
+plot "$out/$KVER.dat" using 1:2:3:4 with yerrorlines title "sync (module off)", \
+     "" using 1:5:6:7 with yerrorlines title "mode=reaper", \
+     "" using 1:8:9:10 with yerrorlines title "mode=self"
+GP
+fi
+echo "bench: results in bench/results/$KVER.{txt,json,dat,svg}" >&2
+cat "$out/$KVER.txt"
+exit $rc

@@ -1,0 +1,874 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * exit_latency: the benchmark of make bench. Runs in the guest (static),
+ * with the module at /amt/async_mm_teardown.ko.
+ *
+ *	exit_latency [--rounds N] [--json FILE] [--plot FILE] [--quick]
+ *
+ * Compares three configurations A/B/C-interleaved within one boot, the
+ * order rotating every round: "sync" (the module loaded, enabled=0: the
+ * kernel's own exit path; the hook's cost is measured separately below),
+ * "reaper" (enabled=1 mode=reaper) and "self" (enabled=1 mode=self).
+ *
+ *  1. latency: kill->waitpid() of a child holding N MiB, for N from 8 MiB
+ *     (the floor) up to what the guest allows, THP off and on, shmem and
+ *     a mapped tmpfs file, and a voluntary _exit() at the largest size;
+ *     for the large sizes also kill -> memory back (MemAvailable plus the
+ *     per-CPU free lists within 16 MiB of the level before the child ran;
+ *     see wait_mem_back());
+ *  2. parallel: M children of 256 MiB killed together: time until all
+ *     are reaped, and until their memory is back;
+ *  3. spawn: fork+exec+wait and fork+_exit loops with the module not
+ *     loaded vs loaded (each mode); per-round ratios, mean and 95% CI;
+ *  4. cpu: CPU of the exit path per teardown (the child's cgroup, plus the
+ *     mm_reaper thread's schedstat in reaper mode), drained after each
+ *     kill, and back-to-back (each child allocates while the previous
+ *     one's teardown may still run);
+ *  5. drain: GiB torn down per second of reaper CPU, from 2. and 4.
+ *
+ * Prints a human table on stdout, writes the same as JSON to the --json
+ * FILE and the latency medians by size (anonymous memory, THP off, kill)
+ * as gnuplot data to the --plot FILE.
+ * The figures are only comparable within one run (one boot).
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <signal.h>
+#include <unistd.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include "../tests/guest/lib/amt_test.h"
+
+enum cfg { SYNC, REAPER, SELF, NR_CFG };
+static const char *const cfg_name[NR_CFG] = { "sync", "reaper", "self" };
+
+enum kind { K_ANON, K_THP, K_SHMEM, K_FILE };
+static const char *const kind_name[] = { "anon", "thp", "shmem", "file" };
+
+#define MAX_SAMPLES 64
+#define MEM_TOL_KB (16 * 1024)
+
+static int rounds = 7;
+static bool quick;
+static FILE *json;
+static int json_items;		/* items in the open JSON array */
+static unsigned long mem_total_mb;
+static char cap_param[64];
+
+/* ---- helpers ---- */
+
+static void die(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	fprintf(stderr, "exit_latency: ");
+	vfprintf(stderr, fmt, ap);
+	fprintf(stderr, "\n");
+	va_end(ap);
+	exit(1);
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+struct dist {
+	int n;
+	double med, p10, p90, p99, min, max;	/* ms */
+};
+
+/* Nearest-rank percentiles of @n samples in ns, reported in ms. */
+static struct dist dist_of(const uint64_t *in, int n)
+{
+	uint64_t v[MAX_SAMPLES * 4];
+	struct dist d = { .n = n };
+
+	if (!n)
+		return d;
+	memcpy(v, in, n * sizeof(*v));
+	qsort(v, n, sizeof(*v), cmp_u64);
+#define PCT(p) (v[(int)ceil((p) / 100.0 * n) - 1] / 1e6)
+	d.med = n % 2 ? v[n / 2] / 1e6 : (v[n / 2 - 1] + v[n / 2]) / 2e6;
+	d.p10 = PCT(10);
+	d.p90 = PCT(90);
+	d.p99 = PCT(99);
+#undef PCT
+	d.min = v[0] / 1e6;
+	d.max = v[n - 1] / 1e6;
+	return d;
+}
+
+static void json_dist(const char *key, const struct dist *d)
+{
+	fprintf(json, "\"%s\": {\"n\": %d, \"median_ms\": %.3f, \"p10_ms\": %.3f, "
+		"\"p90_ms\": %.3f, \"p99_ms\": %.3f, \"min_ms\": %.3f, \"max_ms\": %.3f}",
+		key, d->n, d->med, d->p10, d->p90, d->p99, d->min, d->max);
+}
+
+static void json_array(const char *key)
+{
+	fprintf(json, ",\n\"%s\": [", key);
+	json_items = 0;
+}
+
+static void json_item(void)
+{
+	fprintf(json, "%s\n  {", json_items++ ? "," : "");
+}
+
+/* Nothing queued, nothing in flight, memory back: a clean start. */
+static void settle(void)
+{
+	int err = amt_loaded() ? amt_drain(120000) : 0;
+
+	if (err)
+		die("drain failed: %s", strerror(err));
+	usleep(20000);
+}
+
+static void set_cfg(enum cfg c)
+{
+	settle();
+	if (!amt_loaded() && amt_load(cap_param))
+		die("insmod failed");
+	if (c == SYNC) {
+		amt_param_set("enabled", "0");
+		return;
+	}
+	if (amt_param_set("mode", c == SELF ? "self" : "reaper"))
+		die("cannot set mode=%s", cfg_name[c]);
+	amt_param_set("enabled", "1");
+}
+
+/* The mm_reaper thread's CPU time so far (schedstat), in ns. */
+static uint64_t reaper_cpu_ns(void)
+{
+	char path[64], buf[128];
+	long pid = amt_stat("reaper_pid");
+
+	if (pid <= 0)
+		return 0;
+	snprintf(path, sizeof(path), "/proc/%ld/schedstat", pid);
+	if (amt_read_file(path, buf, sizeof(buf)) <= 0)
+		return 0;
+	return strtoull(buf, NULL, 10);
+}
+
+static void file_body(void *arg)
+{
+	amt_map_tmpfs("/tmp/bench-file", (unsigned long)arg, true);
+}
+
+static pid_t spawn(unsigned long mb, enum kind k)
+{
+	switch (k) {
+	case K_ANON:
+		return amt_hog(mb, AMT_HOG_ANON);
+	case K_THP:
+		return amt_hog(mb, AMT_HOG_THP);
+	case K_SHMEM:
+		return amt_hog(mb, AMT_HOG_SHMEM);
+	default:
+		return amt_hog_fn(file_body, (void *)mb);
+	}
+}
+
+/*
+ * Time from @t0 until the memory of the dead children is back: first a
+ * drain (it blocks without using CPU until every deferred teardown ended;
+ * at once in sync mode), then polling until MemAvailable plus the per-CPU
+ * free lists is within MEM_TOL_KB of @base_kb. Polling alone would steal
+ * CPU from the teardowns it waits for, in the async modes only.
+ */
+static uint64_t wait_mem_back(long base_kb, uint64_t t0)
+{
+	int err = amt_loaded() ? amt_drain(120000) : 0;
+
+	if (err)
+		die("drain failed: %s", strerror(err));
+	while (amt_mem_back_kb() < base_kb - MEM_TOL_KB) {
+		if (amt_now_ns() - t0 > 120000000000ULL)
+			die("memory did not come back in 120 s");
+		usleep(2000);
+	}
+	return amt_now_ns() - t0;
+}
+
+/* ---- 1. latency ---- */
+
+struct lat_row {
+	enum kind kind;
+	unsigned long mb;
+	bool voluntary;
+	int n;
+	uint64_t lat[NR_CFG][MAX_SAMPLES];
+	uint64_t back[NR_CFG][MAX_SAMPLES];	/* 0: not measured */
+};
+
+static void one_exit(struct lat_row *r, enum cfg c, int i)
+{
+	bool back = r->mb >= 256;
+	long base = back ? amt_mem_back_kb() : 0;
+	pid_t pid = spawn(r->mb, r->kind);
+	uint64_t t0;
+
+	t0 = amt_now_ns();
+	if (r->voluntary)
+		amt_hog_exit(pid);
+	else
+		kill(pid, SIGKILL);
+	amt_reap(pid);
+	r->lat[c][i] = amt_now_ns() - t0;
+	r->back[c][i] = back ? wait_mem_back(base, t0) : 0;
+}
+
+static void print_lat_header(void)
+{
+	printf("\n1. kill->waitpid() latency, ms: median (p90 / p99); memory back = kill until the memory is free again\n");
+	printf("%-6s %6s %-4s | %-22s | %-22s | %-22s | %9s %9s\n", "kind",
+	       "MiB", "exit", "sync", "reaper", "self", "sync/reap",
+	       "sync/self");
+}
+
+static struct dist floor_med;	/* sync, 8 MiB anon */
+
+static void report_lat(struct lat_row *r)
+{
+	struct dist d[NR_CFG], b[NR_CFG];
+	int c;
+
+	for (c = 0; c < NR_CFG; c++) {
+		d[c] = dist_of(r->lat[c], r->n);
+		b[c] = dist_of(r->back[c], r->back[c][0] ? r->n : 0);
+	}
+	if (r->kind == K_ANON && r->mb == 8 && !r->voluntary)
+		floor_med = d[SYNC];
+	printf("%-6s %6lu %-4s |", kind_name[r->kind], r->mb,
+	       r->voluntary ? "exit" : "kill");
+	for (c = 0; c < NR_CFG; c++)
+		printf(" %7.1f (%5.1f / %5.1f) |", d[c].med, d[c].p90, d[c].p99);
+	printf(" %8.0fx %8.0fx\n", d[SYNC].med / d[REAPER].med,
+	       d[SYNC].med / d[SELF].med);
+	if (b[SYNC].n)
+		printf("%-17s | %7.1f               | %7.1f               | %7.1f               | %8.2fx %8.2fx\n",
+		       "  memory back", b[SYNC].med, b[REAPER].med,
+		       b[SELF].med, b[REAPER].med / b[SYNC].med,
+		       b[SELF].med / b[SYNC].med);
+	json_item();
+	fprintf(json, "\"kind\": \"%s\", \"size_mb\": %lu, \"exit\": \"%s\"",
+		kind_name[r->kind], r->mb, r->voluntary ? "exit" : "kill");
+	for (c = 0; c < NR_CFG; c++) {
+		fprintf(json, ",\n   \"%s\": {", cfg_name[c]);
+		json_dist("latency", &d[c]);
+		if (b[c].n) {
+			fprintf(json, ", ");
+			json_dist("memory_back", &b[c]);
+		}
+		fprintf(json, "}");
+	}
+	fprintf(json, "}");
+}
+
+static struct lat_row *lat_rows;
+static int nr_lat_rows;
+
+static void add_row(enum kind k, unsigned long mb, bool voluntary)
+{
+	struct lat_row *r;
+
+	lat_rows = realloc(lat_rows, (nr_lat_rows + 1) * sizeof(*r));
+	r = &lat_rows[nr_lat_rows++];
+	memset(r, 0, sizeof(*r));
+	r->kind = k;
+	r->mb = mb;
+	r->voluntary = voluntary;
+	/* small sizes are quick: more samples for their tails */
+	r->n = mb <= 64 ? 3 * rounds : rounds;
+	if (r->n > MAX_SAMPLES)
+		r->n = MAX_SAMPLES;
+}
+
+static void bench_latency(void)
+{
+	static const unsigned long sizes[] = { 8, 64, 256, 1024, 2048, 4096 };
+	unsigned long big = 0;
+	int i, j, k, c, round;
+
+	for (k = K_ANON; k <= K_THP; k++)
+		for (i = 0; i < 6; i++) {
+			/* leave room: the child, page tables, the guest */
+			if (sizes[i] > mem_total_mb / 2 || (quick && sizes[i] > 256))
+				continue;
+			add_row(k, sizes[i], false);
+			big = sizes[i];
+		}
+	add_row(K_ANON, big, true);
+	add_row(K_SHMEM, quick ? 256 : 1024, false);
+	add_row(K_FILE, quick ? 256 : 1024, false);
+
+	/* warm-up, not recorded: programs paged in, every path taken once */
+	for (c = 0; c < NR_CFG; c++) {
+		pid_t pid;
+
+		set_cfg(c);
+		pid = spawn(256, K_ANON);
+		kill(pid, SIGKILL);
+		amt_reap(pid);
+		settle();
+	}
+	for (round = 0; round < 3 * rounds; round++) {
+		fprintf(stderr, "# latency: round %d of %d\n", round + 1, 3 * rounds);
+		for (j = 0; j < NR_CFG; j++) {
+			c = (round + j) % NR_CFG;
+			set_cfg(c);
+			for (i = 0; i < nr_lat_rows; i++) {
+				if (round >= lat_rows[i].n)
+					continue;
+				one_exit(&lat_rows[i], c, round);
+				settle();
+			}
+		}
+	}
+	print_lat_header();
+	json_array("latency");
+	for (i = 0; i < nr_lat_rows; i++)
+		report_lat(&lat_rows[i]);
+	fprintf(json, "]");
+}
+
+/* ---- 2. parallel exits ---- */
+
+static double drain_gib, drain_cpu_s;	/* reaper-mode totals for 5. */
+static struct dist par_tail[NR_CFG], par_back[NR_CFG];	/* M = 8 */
+static bool have_par8;
+
+static void bench_parallel(void)
+{
+	static const int ms[] = { 4, 8, 16 };
+	const unsigned long mb = 256;
+	uint64_t tail[NR_CFG][MAX_SAMPLES], back[NR_CFG][MAX_SAMPLES];
+	int i, c, j, round, n = quick ? 2 : (rounds + 1) / 2 + 1;
+
+	printf("\n2. M children of %lu MiB killed together, ms: all reaped; memory back (median of %d)\n",
+	       mb, n);
+	printf("%-4s | %-19s | %-19s | %-19s | %-19s\n", "M", "sync",
+	       "reaper", "self", "reaper/sync, self/sync");
+	json_array("parallel");
+	for (i = 0; i < 3; i++) {
+		int m = ms[i];
+		struct dist t[NR_CFG], b[NR_CFG];
+
+		if (m * mb > mem_total_mb * 6 / 10 || m > 32) {
+			printf("%-4d | skipped: %lu MiB does not fit this guest\n",
+			       m, m * mb);
+			continue;
+		}
+		fprintf(stderr, "# parallel: M = %d\n", m);
+		for (round = 0; round < n; round++)
+			for (j = 0; j < NR_CFG; j++) {
+				pid_t pids[32];
+				long base;
+				uint64_t t0, cpu0 = 0;
+				int k;
+
+				c = (round + j) % NR_CFG;
+				set_cfg(c);
+				base = amt_mem_back_kb();
+				for (k = 0; k < m; k++)
+					pids[k] = amt_hog(mb, AMT_HOG_ANON);
+				cpu0 = reaper_cpu_ns();
+				t0 = amt_now_ns();
+				for (k = 0; k < m; k++)
+					kill(pids[k], SIGKILL);
+				for (k = 0; k < m; k++)
+					amt_reap(pids[k]);
+				tail[c][round] = amt_now_ns() - t0;
+				back[c][round] = wait_mem_back(base, t0);
+				settle();
+				if (c == REAPER) {
+					drain_gib += m * mb / 1024.0;
+					drain_cpu_s += (reaper_cpu_ns() - cpu0) / 1e9;
+				}
+			}
+		for (c = 0; c < NR_CFG; c++) {
+			t[c] = dist_of(tail[c], n);
+			b[c] = dist_of(back[c], n);
+			if (m == 8) {
+				par_tail[c] = t[c];
+				par_back[c] = b[c];
+				have_par8 = true;
+			}
+		}
+		printf("%-4d | %7.1f; %7.1f   | %7.1f; %7.1f   | %7.1f; %7.1f   | back %.2fx, %.2fx; tail 1/%.0f, 1/%.0f\n",
+		       m, t[SYNC].med, b[SYNC].med, t[REAPER].med,
+		       b[REAPER].med, t[SELF].med, b[SELF].med,
+		       b[REAPER].med / b[SYNC].med, b[SELF].med / b[SYNC].med,
+		       t[SYNC].med / t[REAPER].med, t[SYNC].med / t[SELF].med);
+		json_item();
+		fprintf(json, "\"m\": %d, \"size_mb\": %lu", m, mb);
+		for (c = 0; c < NR_CFG; c++) {
+			fprintf(json, ",\n   \"%s\": {", cfg_name[c]);
+			json_dist("all_reaped", &t[c]);
+			fprintf(json, ", ");
+			json_dist("memory_back", &b[c]);
+			fprintf(json, "}");
+		}
+		fprintf(json, "}");
+	}
+	fprintf(json, "]");
+}
+
+/* ---- 3. small-process cost ---- */
+
+/* Iterations of @loop per second. */
+static double spawn_rate(bool exec_it, int iters)
+{
+	uint64_t t0 = amt_now_ns();
+	int i;
+
+	for (i = 0; i < iters; i++) {
+		pid_t pid = fork();
+
+		if (pid < 0)
+			die("fork: %s", strerror(errno));
+		if (!pid) {
+			if (exec_it)
+				execl("/proc/self/exe", "exit_latency",
+				      "--exit0", (char *)NULL);
+			_exit(0);
+		}
+		while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+			;
+	}
+	return iters / ((amt_now_ns() - t0) / 1e9);
+}
+
+/* Student's t, two-sided 95%, for @df degrees of freedom. */
+static double t95(int df)
+{
+	static const double t[] = { 12.71, 4.30, 3.18, 2.78, 2.57, 2.45, 2.36,
+		2.31, 2.26, 2.23, 2.20, 2.18, 2.16, 2.14, 2.13, 2.12, 2.11,
+		2.10, 2.09, 2.09, 2.08, 2.07, 2.07, 2.06, 2.06, 2.06, 2.05,
+		2.05, 2.05, 2.04 };
+
+	return df < 1 ? NAN : df <= 30 ? t[df - 1] : 2.0;
+}
+
+struct ci {
+	double mean, lo, hi;
+};
+
+static struct ci ci_of(const double *v, int n)
+{
+	double s = 0, ss = 0, h;
+	struct ci r;
+	int i;
+
+	for (i = 0; i < n; i++)
+		s += v[i];
+	r.mean = s / n;
+	for (i = 0; i < n; i++)
+		ss += (v[i] - r.mean) * (v[i] - r.mean);
+	h = n > 1 ? t95(n - 1) * sqrt(ss / (n - 1)) / sqrt(n) : NAN;
+	r.lo = r.mean - h;
+	r.hi = r.mean + h;
+	return r;
+}
+
+/*
+ * Configurations for the spawn loops: the module not loaded, loaded in
+ * reaper mode, loaded in self mode (self mode hooks a second function).
+ */
+static int set_spawn_cfg(int c)
+{
+	if (c == 0) {
+		settle();
+		return amt_loaded() ? amt_unload() : 0;
+	}
+	set_cfg(c == 1 ? REAPER : SELF);
+	return 0;
+}
+
+static double spawn_ratio[2][2][MAX_SAMPLES];	/* [loop][reaper, self][round] */
+static double spawn_base[2][MAX_SAMPLES];
+static int spawn_n;
+
+static void bench_spawn(void)
+{
+	static const char *const loop_name[2] = { "fork+exec+wait", "fork+_exit+wait" };
+	int n = quick ? 3 : 3 * rounds, iters = quick ? 50 : 200;
+	int round, j, l, c;
+
+	if (n > MAX_SAMPLES)
+		n = MAX_SAMPLES;
+	spawn_n = n;
+	fprintf(stderr, "# spawn: %d rounds\n", n);
+	for (round = 0; round < n; round++) {
+		double rate[3][2];
+
+		for (j = 0; j < 3; j++) {
+			c = (round + j) % 3;
+			if (set_spawn_cfg(c))
+				die("rmmod failed");
+			for (l = 0; l < 2; l++)
+				rate[c][l] = spawn_rate(l == 0, iters);
+		}
+		for (l = 0; l < 2; l++) {
+			spawn_base[l][round] = rate[0][l];
+			spawn_ratio[l][0][round] = rate[1][l] / rate[0][l];
+			spawn_ratio[l][1][round] = rate[2][l] / rate[0][l];
+		}
+	}
+	printf("\n3. small processes: loaded rate / not-loaded rate, mean [95%% CI] over %d interleaved rounds of %d\n",
+	       n, iters);
+	json_array("spawn");
+	for (l = 0; l < 2; l++) {
+		struct ci base = ci_of(spawn_base[l], n);
+		struct ci r = ci_of(spawn_ratio[l][0], n);
+		struct ci s = ci_of(spawn_ratio[l][1], n);
+
+		printf("%-16s not loaded %7.0f/s | reaper %.4f [%.4f, %.4f] | self %.4f [%.4f, %.4f]\n",
+		       loop_name[l], base.mean, r.mean, r.lo, r.hi, s.mean,
+		       s.lo, s.hi);
+		json_item();
+		fprintf(json, "\"loop\": \"%s\", \"rounds\": %d, \"iterations\": %d, "
+			"\"unloaded_per_s\": %.1f, "
+			"\"reaper_ratio\": {\"mean\": %.4f, \"ci95\": [%.4f, %.4f]}, "
+			"\"self_ratio\": {\"mean\": %.4f, \"ci95\": [%.4f, %.4f]}}",
+			loop_name[l], n, iters, base.mean, r.mean, r.lo, r.hi,
+			s.mean, s.lo, s.hi);
+	}
+	fprintf(json, "]");
+}
+
+/* ---- 4. CPU of the exit path ---- */
+
+static const char *cpu_cg = "/sys/fs/cgroup/bench_cpu";
+
+static uint64_t cg_usage_ns(void)
+{
+	return amt_cgroup_get(cpu_cg, "cpu.stat", "usage_usec") * 1000ULL;
+}
+
+/* A child's CPU so far (schedstat), ns. */
+static uint64_t task_cpu_ns(pid_t pid)
+{
+	char path[64], buf[128];
+
+	snprintf(path, sizeof(path), "/proc/%d/schedstat", pid);
+	if (amt_read_file(path, buf, sizeof(buf)) <= 0)
+		die("%s unreadable", path);
+	return strtoull(buf, NULL, 10);
+}
+
+struct cpu_res {
+	double child_ms, reaper_ms;	/* per teardown */
+};
+
+/*
+ * Drained: each child's exit path measured alone, from the kill until
+ * everything it queued is torn down, as the CPU its cgroup used plus the
+ * reaper's. Self mode's teardown runs after the parent reaped the child,
+ * in the child's cgroup, so the cgroup is the one meter for all modes.
+ */
+static struct cpu_res cpu_drained(enum cfg c, int n, unsigned long mb)
+{
+	uint64_t cg = 0, rp = 0;
+	struct cpu_res r;
+	int i;
+
+	set_cfg(c);
+	for (i = 0; i < n; i++) {
+		pid_t pid = amt_hog(mb, AMT_HOG_ANON);
+		uint64_t u0 = cg_usage_ns(), r0 = reaper_cpu_ns();
+
+		kill(pid, SIGKILL);
+		amt_reap(pid);
+		settle();
+		cg += cg_usage_ns() - u0;
+		rp += reaper_cpu_ns() - r0;
+	}
+	r.child_ms = cg / 1e6 / n;
+	r.reaper_ms = rp / 1e6 / n;
+	return r;
+}
+
+/*
+ * Back-to-back: the next child allocates while the previous teardown may
+ * still run. Per child: its CPU at reap (wait4) minus before the kill; the
+ * reaper's over the whole window. Self mode is left out: its teardown is
+ * not in wait4's figure and the cgroup would mix in the allocations.
+ */
+static struct cpu_res cpu_overlap(enum cfg c, int n, unsigned long mb)
+{
+	uint64_t ex = 0, r0;
+	struct cpu_res r;
+	int i;
+
+	set_cfg(c);
+	r0 = reaper_cpu_ns();
+	for (i = 0; i < n; i++) {
+		pid_t pid = amt_hog(mb, AMT_HOG_ANON);
+		uint64_t before = task_cpu_ns(pid);
+		struct rusage ru;
+		int st;
+
+		kill(pid, SIGKILL);
+		while (wait4(pid, &st, 0, &ru) < 0 && errno == EINTR)
+			;
+		amt_reap(pid);	/* forget it in the library */
+		ex += (ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000000ULL +
+		      (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000ULL - before;
+	}
+	settle();
+	r.child_ms = ex / 1e6 / n;
+	r.reaper_ms = (reaper_cpu_ns() - r0) / 1e6 / n;
+	return r;
+}
+
+static struct cpu_res cpu_d[NR_CFG], cpu_o[2];
+
+static double cpu_ratio(const struct cpu_res *r, enum cfg c)
+{
+	return (r[c].child_ms + r[c].reaper_ms) /
+	       (r[SYNC].child_ms + r[SYNC].reaper_ms);
+}
+
+static void bench_cpu(void)
+{
+	const unsigned long mb = 256;
+	int n = quick ? 2 : 8, round, nr = quick ? 1 : 3, c;
+	struct cpu_res *d = cpu_d, *o = cpu_o;
+	char path[256];
+
+	if (amt_cgroup_create("bench_cpu", 0, path, sizeof(path)))
+		die("cannot create %s", cpu_cg);
+	amt_hog_cgroup = cpu_cg;
+	fprintf(stderr, "# cpu: %d rounds\n", nr);
+	for (round = 0; round < nr; round++) {
+		for (c = 0; c < NR_CFG; c++) {
+			enum cfg k = (round + c) % NR_CFG;
+			struct cpu_res x = cpu_drained(k, n, mb);
+
+			d[k].child_ms += x.child_ms / nr;
+			d[k].reaper_ms += x.reaper_ms / nr;
+		}
+		for (c = 0; c < 2; c++) {
+			enum cfg k = (round + c) % 2 ? REAPER : SYNC;
+			struct cpu_res x = cpu_overlap(k, n, mb);
+
+			o[k].child_ms += x.child_ms / nr;
+			o[k].reaper_ms += x.reaper_ms / nr;
+		}
+	}
+	amt_hog_cgroup = NULL;
+	rmdir(cpu_cg);
+
+	printf("\n4. CPU per %lu MiB teardown, ms (mean of %d x %d): exit path in the child's cgroup + mm_reaper\n",
+	       mb, nr, n);
+	for (c = 0; c < NR_CFG; c++)
+		printf("drained      %-6s child %7.1f + reaper %7.1f = %7.1f  (%.3fx sync)\n",
+		       cfg_name[c], d[c].child_ms, d[c].reaper_ms,
+		       d[c].child_ms + d[c].reaper_ms, cpu_ratio(d, c));
+	for (c = 0; c < 2; c++)
+		printf("back-to-back %-6s child %7.1f + reaper %7.1f = %7.1f  (%.3fx sync)\n",
+		       cfg_name[c], o[c].child_ms, o[c].reaper_ms,
+		       o[c].child_ms + o[c].reaper_ms, cpu_ratio(o, c));
+	fprintf(json, ",\n\"cpu\": {\"size_mb\": %lu, \"teardowns\": %d, \"rounds\": %d",
+		mb, n, nr);
+	for (c = 0; c < NR_CFG; c++)
+		fprintf(json, ",\n  \"drained_%s\": {\"child_ms\": %.3f, \"reaper_ms\": %.3f}",
+			cfg_name[c], d[c].child_ms, d[c].reaper_ms);
+	for (c = 0; c < 2; c++)
+		fprintf(json, ",\n  \"overlap_%s\": {\"child_ms\": %.3f, \"reaper_ms\": %.3f}",
+			cfg_name[c], o[c].child_ms, o[c].reaper_ms);
+	fprintf(json, "}");
+	drain_gib += nr * n * mb / 1024.0;
+	drain_cpu_s += nr * n * d[REAPER].reaper_ms / 1e3;
+}
+
+/* gnuplot data: size, then the sync, reaper and self medians, p10, p90 */
+static void write_plot(const char *path)
+{
+	FILE *f = fopen(path, "w");
+	int i, c;
+
+	if (!f)
+		die("%s: %s", path, strerror(errno));
+	fprintf(f, "# size_mb sync(med p10 p90) reaper(med p10 p90) self(med p10 p90), ms\n");
+	for (i = 0; i < nr_lat_rows; i++) {
+		struct lat_row *r = &lat_rows[i];
+
+		if (r->kind != K_ANON || r->voluntary)
+			continue;
+		fprintf(f, "%lu", r->mb);
+		for (c = 0; c < NR_CFG; c++) {
+			struct dist d = dist_of(r->lat[c], r->n);
+
+			fprintf(f, " %.3f %.3f %.3f", d.med, d.p10, d.p90);
+		}
+		fprintf(f, "\n");
+	}
+	fclose(f);
+}
+
+/* ---- targets ---- */
+
+static struct lat_row *find_row(enum kind k, unsigned long mb, bool vol)
+{
+	int i;
+
+	for (i = 0; i < nr_lat_rows; i++)
+		if (lat_rows[i].kind == k && lat_rows[i].mb == mb &&
+		    lat_rows[i].voluntary == vol)
+			return &lat_rows[i];
+	return NULL;
+}
+
+static int nr_targets;
+
+static void target(const char *what, double value, const char *op,
+		   double limit)
+{
+	bool met = !strcmp(op, "<=") ? value <= limit : value >= limit;
+
+	printf("%-62s %9.4f %s %-8.4f %s\n", what, value, op, limit,
+	       met ? "met" : "MISSED");
+	json_item();
+	fprintf(json, "\"target\": \"%s\", \"value\": %.4f, \"op\": \"%s\", "
+		"\"limit\": %.4f, \"met\": %s}", what, value, op, limit,
+		met ? "true" : "false");
+	nr_targets++;
+}
+
+static void report_targets(void)
+{
+	struct lat_row *g = find_row(K_ANON, 1024, false);
+	int i, c;
+
+	printf("\nTargets (issue 5), per mode:\n");
+	json_array("targets");
+	for (c = REAPER; c <= SELF; c++) {
+		char what[128];
+
+		if (g) {
+			struct dist s = dist_of(g->lat[SYNC], g->n);
+			struct dist a = dist_of(g->lat[c], g->n);
+			struct dist b = dist_of(g->back[c], g->n);
+			struct dist bs = dist_of(g->back[SYNC], g->n);
+
+			snprintf(what, sizeof(what), "%s: 1 GiB latency / sync", cfg_name[c]);
+			target(what, a.med / s.med, "<=", 0.01);
+			snprintf(what, sizeof(what), "%s: 1 GiB latency / 8 MiB floor", cfg_name[c]);
+			target(what, a.med / floor_med.med, "<=", 1.5);
+			snprintf(what, sizeof(what), "%s: 1 GiB memory back / sync", cfg_name[c]);
+			target(what, b.med / bs.med, "<=", 1.1);
+		}
+		for (i = 0; i < nr_lat_rows; i++) {
+			struct lat_row *r = &lat_rows[i];
+			struct dist a = dist_of(r->lat[c], r->n);
+
+			if (r->voluntary || r->kind > K_THP || r->mb < 64)
+				continue;
+			snprintf(what, sizeof(what), "%s: p99 %s %lu MiB / floor median",
+				 cfg_name[c], kind_name[r->kind], r->mb);
+			target(what, a.p99 / floor_med.med, "<=", 2.0);
+		}
+		for (i = 0; i < 2; i++) {
+			struct ci r = ci_of(spawn_ratio[i][c - REAPER], spawn_n);
+
+			snprintf(what, sizeof(what), "%s: %s rate / unloaded (CI low end)",
+				 cfg_name[c], i ? "fork+_exit" : "fork+exec");
+			target(what, r.lo, ">=", 0.99);
+		}
+		if (have_par8) {
+			snprintf(what, sizeof(what), "%s: M=8 all reaped / sync", cfg_name[c]);
+			target(what, par_tail[c].med / par_tail[SYNC].med, "<=", 0.02);
+			snprintf(what, sizeof(what), "%s: M=8 memory back / sync", cfg_name[c]);
+			target(what, par_back[c].med / par_back[SYNC].med, "<=", 1.1);
+		}
+		snprintf(what, sizeof(what), "%s: CPU per teardown / sync, drained", cfg_name[c]);
+		target(what, cpu_ratio(cpu_d, c), "<=", 1.05);
+		if (c == REAPER) {
+			snprintf(what, sizeof(what), "%s: CPU per teardown / sync, back-to-back",
+				 cfg_name[c]);
+			target(what, cpu_ratio(cpu_o, c), "<=", 1.05);
+		}
+	}
+	fprintf(json, "]");
+}
+
+int main(int argc, char **argv)
+{
+	const char *json_path = "/tmp/bench.json", *plot_path = NULL;
+	struct utsname u;
+	uint64_t t0 = amt_now_ns();
+	int i;
+
+	if (argc > 1 && !strcmp(argv[1], "--exit0"))
+		return 0;
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--rounds") && i + 1 < argc)
+			rounds = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--json") && i + 1 < argc)
+			json_path = argv[++i];
+		else if (!strcmp(argv[i], "--plot") && i + 1 < argc)
+			plot_path = argv[++i];
+		else if (!strcmp(argv[i], "--quick"))
+			quick = true;
+		else
+			die("usage: exit_latency [--rounds N] [--json FILE] [--plot FILE] [--quick]");
+	}
+	if (rounds < 2 || rounds > MAX_SAMPLES)
+		die("--rounds must be 2..%d", MAX_SAMPLES);
+	if (quick)
+		rounds = 2;
+	json = fopen(json_path, "w");
+	if (!json)
+		die("%s: %s", json_path, strerror(errno));
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	uname(&u);
+	mem_total_mb = amt_mem_total_kb() / 1024;
+	/*
+	 * The default cap (RAM/4) would send the largest children inline;
+	 * like the RFC's measurements, allow 3/4 of RAM to be pending.
+	 */
+	snprintf(cap_param, sizeof(cap_param), "max_pending_pages=%lu",
+		 mem_total_mb * 256 * 3 / 4);
+	printf("=== exit_latency on Linux %s, %lu MiB, %ld CPUs; module loaded with %s; %d rounds\n",
+	       u.release, mem_total_mb, sysconf(_SC_NPROCESSORS_ONLN),
+	       cap_param, rounds);
+	fprintf(json, "{\"kernel\": \"%s\", \"mem_mb\": %lu, \"cpus\": %ld, "
+		"\"module_params\": \"%s\", \"rounds\": %d, \"quick\": %s",
+		u.release, mem_total_mb, sysconf(_SC_NPROCESSORS_ONLN),
+		cap_param, rounds, quick ? "true" : "false");
+
+	bench_latency();
+	bench_parallel();
+	bench_spawn();
+	bench_cpu();
+	printf("\n5. drain: %.2f GiB torn down in %.2f s of reaper CPU = %.2f GiB/s\n",
+	       drain_gib, drain_cpu_s, drain_gib / drain_cpu_s);
+	fprintf(json, ",\n\"drain\": {\"gib\": %.3f, \"reaper_cpu_s\": %.3f, \"gib_per_cpu_s\": %.3f}",
+		drain_gib, drain_cpu_s, drain_gib / drain_cpu_s);
+	report_targets();
+	if (plot_path)
+		write_plot(plot_path);
+	fprintf(json, ",\n\"elapsed_s\": %.0f}\n", (amt_now_ns() - t0) / 1e9);
+	fclose(json);
+	if (amt_loaded())
+		amt_unload();
+	printf("=== end (%.0f s)\n", (amt_now_ns() - t0) / 1e9);
+	return 0;
+}

@@ -12,6 +12,17 @@
 #include <linux/sched.h>
 #include "policy.h"
 
+/*
+ * An invariant of ours. The debug build (AMT_DEBUG=1, used on the KASAN and
+ * lockdep kernel of make check-debug) checks it and WARNs; production
+ * builds only type-check the expression.
+ */
+#ifdef AMT_DEBUG
+#define AMT_CHECK(cond) WARN_ON_ONCE(!(cond))
+#else
+#define AMT_CHECK(cond) BUILD_BUG_ON_INVALID(!(cond))
+#endif
+
 /* main.c: parameters (see MODULE_PARM_DESC there for their meaning) */
 extern bool amt_enabled;
 extern unsigned long amt_thresh_pages;

@@ -102,7 +102,9 @@ bool amt_reaper_charge(unsigned long pages)
  */
 void amt_reaper_uncharge(unsigned long pages)
 {
-	atomic_long_sub(pages, &amt_pending_pages_cnt);
+	long left = atomic_long_sub_return(pages, &amt_pending_pages_cnt);
+
+	AMT_CHECK(left >= 0);
 }
 
 /**
@@ -111,6 +113,8 @@ void amt_reaper_uncharge(unsigned long pages)
  */
 void amt_reaper_queue(struct amt_entry *e)
 {
+	/* the queued reference is a live one (the task's last, normally) */
+	AMT_CHECK(!e->mm || atomic_read(&e->mm->mm_users) > 0);
 	if (e->mm)
 		atomic_long_inc(&amt_pending_mms_cnt);
 	/* llist_add() is a full barrier: the reaper sees a complete entry. */
@@ -139,6 +143,7 @@ static void amt_reap_one(struct amt_entry *e)
 	unsigned long rss = amt_mm_rss_exact(mm), left;
 	u64 t0 = ktime_get_ns(), ns;
 
+	AMT_CHECK(atomic_read(&mm->mm_users) > 0);
 	/* Keep the struct (not the memory) for the progress readers. */
 	mmgrab(mm);
 	spin_lock(&amt_progress_lock);
@@ -162,7 +167,7 @@ static void amt_reap_one(struct amt_entry *e)
 	mmdrop(mm);
 
 	amt_reaper_uncharge(e->charged);
-	atomic_long_dec(&amt_pending_mms_cnt);
+	AMT_CHECK(atomic_long_dec_return(&amt_pending_mms_cnt) >= 0);
 	wake_up_all(&amt_progress_wq);
 	amt_stat_teardown(ns);
 	amt_stat_inc(AMT_STAT_REAPED);

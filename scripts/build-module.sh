@@ -4,6 +4,9 @@
 #
 #   scripts/build-module.sh SUITE [extra make args]
 #
+# AMT_SRC=DIR builds the sources in DIR instead of module/ (check-debug's
+# bug-injection self-test builds a deliberately broken copy).
+#
 # The sources are copied to build/<kver>/module-src and built there, so
 # several kernels can be built side by side. Prints the .ko path on stdout.
 set -euo pipefail
@@ -11,11 +14,13 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 suite=${1:-bookworm}
 shift || true
 eval "$("$top/scripts/kernel.sh" "$suite")"
+# the validation kernel gets the module's own debug build (AMT_DEBUG checks)
+[ "$suite" != debug ] || set -- AMT_DEBUG=1 "$@"
 
-out=$top/build/$KVER/module-src
+out=$top/build/$KVER/module-src${AMT_SRC:+-alt}
 mkdir -p "$out"
 # -p keeps timestamps, so kbuild rebuilds only what changed
-rm -rf "$out/module.new" && cp -rp "$top/module" "$out/module.new"
+rm -rf "$out/module.new" && cp -rp "${AMT_SRC:-$top/module}" "$out/module.new"
 for f in "$out"/module/*; do
 	[ -e "$out/module.new/${f##*/}" ] || rm -f "$f"
 done

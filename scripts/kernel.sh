@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # Make a Debian kernel available for the guest, without installing it.
 #
-#   scripts/kernel.sh SUITE      SUITE: bookworm (default, 6.1), trixie, sid
+#   scripts/kernel.sh SUITE      SUITE: bookworm (default, 6.1), trixie, sid,
+#                                or debug (our KASAN/lockdep build of 6.1)
 #
 # Prints shell assignments on stdout: KVER, VMLINUZ, KDIR and CHROOT (empty
 # for bookworm, whose kbuild runs on this host; trixie and sid headers need a
@@ -15,7 +16,8 @@ suite=${1:-bookworm}
 case "$suite" in
 bookworm) ;;
 trixie|sid) exec "$top/scripts/suite-chroot.sh" "$suite" ;;
-*) echo "kernel.sh: unknown suite '$suite' (allowed: bookworm trixie sid)" >&2
+debug) exec "$top/scripts/debug-kernel.sh" ;;
+*) echo "kernel.sh: unknown suite '$suite' (allowed: bookworm trixie sid debug)" >&2
    exit 2 ;;
 esac
 

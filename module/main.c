@@ -122,7 +122,15 @@ MODULE_PARM_DESC(max_pending_pages, "Most resident pages queued for teardown at 
 module_param_cb(oom_guard, &amt_enabled_ops, &amt_oom_guard, 0644);
 MODULE_PARM_DESC(oom_guard, "Keep queued memory from causing OOM kills: drain at OOM, boost under reclaim, respect memcg limits (1). Default 1.");
 
-int amt_mode = AMT_MODE_REAPER;
+/*
+ * self by default (make bench: the same waitpid() latency as the reaper,
+ * memory back as fast as inline when many die together where one reaper is
+ * ~2x slower, and the CPU stays in the dying task's cgroup; docs/benchmarks.md).
+ * Where self mode cannot work, a load that did not ask for it takes the
+ * reaper instead; an explicit mode=self fails.
+ */
+int amt_mode = AMT_MODE_SELF;
+static bool amt_mode_given;
 static const char *const amt_mode_names[] = {
 	[AMT_MODE_REAPER] = "reaper",
 	[AMT_MODE_SELF] = "self",
@@ -144,6 +152,7 @@ static int amt_mode_set(const char *val, const struct kernel_param *kp)
 		return -EINVAL;
 	}
 	WRITE_ONCE(amt_mode, m);
+	amt_mode_given = true;
 	return 0;
 }
 
@@ -163,7 +172,7 @@ static const struct kernel_param_ops amt_mode_ops = {
  * parent, so the CPU stays charged to its own cgroup (docs/design.md).
  */
 module_param_cb(mode, &amt_mode_ops, &amt_mode, 0644);
-MODULE_PARM_DESC(mode, "reaper: the mm_reaper thread tears deferred mms down; self: the dying task does, after waking its parent. Default reaper.");
+MODULE_PARM_DESC(mode, "self: the dying task tears its deferred mm down, after waking its parent; reaper: the mm_reaper thread does. Default self (reaper where self is unavailable).");
 
 /*
  * /sys/kernel/async_mm_teardown/drain: writing a timeout in ms blocks until
@@ -220,9 +229,13 @@ static int __init amt_init(void)
 		goto err_oom;
 	amt_self_init();
 	if (amt_mode == AMT_MODE_SELF && !amt_self_available()) {
-		pr_err("mode=self requested, but it is unavailable on this kernel\n");
-		ret = -EINVAL;
-		goto err_hook;
+		if (amt_mode_given) {
+			pr_err("mode=self requested, but it is unavailable on this kernel\n");
+			ret = -EINVAL;
+			goto err_hook;
+		}
+		pr_info("self mode is unavailable on this kernel: using mode=reaper\n");
+		amt_mode = AMT_MODE_REAPER;
 	}
 	ret = amt_hook_init();
 	if (ret)

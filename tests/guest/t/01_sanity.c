@@ -24,6 +24,8 @@ static void run(void)
 	amt_assert(amt_unload() == 0, "unload failed");
 	amt_assert(amt_load(NULL) == 0, "load without parameters failed");
 	amt_assert(amt_param_get("enabled") == 1, "enabled is not on by default");
+	amt_assert(amt_read_file(AMT_PARAMS "mode", buf, sizeof(buf)) > 0 &&
+		   !strcmp(buf, "self\n"), "mode default '%.20s', want self", buf);
 	amt_assert(amt_param_get("thresh_pages") == 16384,
 		   "thresh_pages default %ld, want 64 MiB = 16384",
 		   amt_param_get("thresh_pages"));

@@ -1,0 +1,80 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mode=self: when several large processes die together, each tears its own
+ * mm down on its own CPU, so their memory comes back about as fast as with
+ * inline teardown. (One mm_reaper frees them one after another: measured
+ * ~1.8x slower in make bench; shown here as a note, not judged.)
+ */
+#include <signal.h>
+#include <stdio.h>
+#include "../lib/amt_test.h"
+
+#define M 6
+#define MB 128
+#define ROUNDS 3
+
+enum { SYNC, SELF, REAPER, NR };
+
+/* Kill M children together; ns until their memory is back. */
+static uint64_t round_trip(void)
+{
+	long base = amt_mem_back_kb();
+	pid_t pids[M];
+	uint64_t t0;
+	int i;
+
+	for (i = 0; i < M; i++)
+		pids[i] = amt_hog(MB, AMT_HOG_ANON);
+	t0 = amt_now_ns();
+	for (i = 0; i < M; i++)
+		kill(pids[i], SIGKILL);
+	for (i = 0; i < M; i++)
+		amt_reap(pids[i]);
+	/* blocks, without CPU, until every deferred teardown has ended */
+	amt_assert(!amt_drain(60000), "drain failed");
+	while (amt_mem_back_kb() < base - 16 * 1024) {
+		amt_assert(amt_now_ns() - t0 < 60000000000ULL,
+			   "memory not back 60 s after the kill");
+		usleep(2000);
+	}
+	return amt_now_ns() - t0;
+}
+
+static void run(void)
+{
+	uint64_t ns[NR][ROUNDS];
+	char cap[32];
+	int r, j;
+
+	if (amt_param_set("mode", "self"))
+		amt_skip("mode=self unavailable on this kernel");
+	/* room for all M in reaper mode too (the default cap is RAM/4) */
+	snprintf(cap, sizeof(cap), "%ld", amt_mem_total_kb() / 4 * 3 / 4);
+	amt_assert(!amt_param_set("max_pending_pages", cap), "cannot raise the cap");
+	for (r = 0; r < ROUNDS; r++)
+		for (j = 0; j < NR; j++) {
+			int c = (r + j) % NR;
+			long done = amt_stat("self_done"), reaped = amt_stat("reaped");
+
+			amt_param_set("enabled", c == SYNC ? "0" : "1");
+			amt_param_set("mode", c == REAPER ? "reaper" : "self");
+			ns[c][r] = round_trip();
+			if (c == SELF)
+				amt_assert(amt_stat("self_done") - done == M &&
+					   amt_stat("reaped") == reaped,
+					   "self mode: self_done +%ld, reaped +%ld; want +%d, +0",
+					   amt_stat("self_done") - done,
+					   amt_stat("reaped") - reaped, M);
+		}
+	for (j = 0; j < NR; j++)
+		amt_median(ns[j], ROUNDS);
+	amt_note("%d x %d MiB killed together, memory back (median of %d): inline %.0f ms, self %.0f ms, reaper %.0f ms",
+		 M, MB, ROUNDS, ns[SYNC][1] / 1e6, ns[SELF][1] / 1e6,
+		 ns[REAPER][1] / 1e6);
+	/* "no slower", with room for TCG's noise; a serial reaper needs ~1.8x */
+	amt_assert(ns[SELF][1] * 2 <= ns[SYNC][1] * 3 + 40000000,
+		   "self mode took %.0f ms, more than 1.5x inline (%.0f ms)",
+		   ns[SELF][1] / 1e6, ns[SYNC][1] / 1e6);
+}
+
+AMT_TEST("self_parallel", "in mode=self, memory of several large processes killed together comes back no slower than inline (within 1.5x)", 600, run)

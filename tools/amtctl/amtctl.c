@@ -56,9 +56,9 @@ static const struct amtctl_cmd amtctl_cmds[] = {
 	  "  thresh_pages=PAGES         defer only mms with this many resident\n"
 	  "                             pages or more (1 .. RAM)\n"
 	  "  max_pending_pages=PAGES    most pages queued at once (1 .. RAM)\n"
-	  "  mode=reaper|self           who tears deferred mms down: the\n"
-	  "                             mm_reaper thread, or the dying task\n"
-	  "                             after waking its parent\n"
+	  "  mode=self|reaper           who tears deferred mms down: the\n"
+	  "                             dying task after waking its parent\n"
+	  "                             (default), or the mm_reaper thread\n"
 	  "  oom_guard=1|0|y|n          keep queued memory from causing OOM\n"
 	  "                             kills (1; 0 only to measure)\n" },
 	{ "stats", amtctl_stats, "[--json | --prometheus]",

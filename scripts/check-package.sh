@@ -73,20 +73,9 @@ if grep -qsE '^[[:space:]]*modprobe_on_install=.*[^"[:space:]]' \
 fi
 
 # 0. Dependencies, the bookworm kernel (headers + the guest's vmlinuz).
-need=(dkms dh-dkms debhelper build-essential fakeroot libkmod-dev pkg-config
-      linux-headers-amd64 kmod)
-missing=()
-for p in "${need[@]}"; do
-	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||
-		missing+=("$p")
-done
-if [ ${#missing[@]} -gt 0 ]; then
-	say "installing ${missing[*]}"
-	if ! run aptget update -qq ||
-	   ! run aptget install --no-install-recommends "${missing[@]}"; then
-		nok "build dependencies installed" "$(why)"
-		exit 1
-	fi
+if ! run "$top/scripts/deps.sh" dh-dkms debhelper build-essential fakeroot; then
+	nok "build dependencies installed" "$(why)"
+	exit 1
 fi
 if ! kenv=$("$top/scripts/kernel.sh" bookworm 2>>"$logf"); then
 	nok "bookworm kernel and headers available" "$(why)"

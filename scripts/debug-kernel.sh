@@ -15,18 +15,7 @@ cache=${AMT_CACHE:-$top/.cache}/debug
 frag=$top/tests/debug/kernel.config
 jobs=${AMT_JOBS:-$(($(nproc) + 1))}
 
-"$top/scripts/deps.sh"
-extra=(bison flex libelf-dev bc libssl-dev xz-utils)
-missing=()
-for p in "${extra[@]}"; do
-	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||
-		missing+=("$p")
-done
-if [ ${#missing[@]} -gt 0 ]; then
-	echo "debug-kernel: installing ${missing[*]}" >&2
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
-		--no-install-recommends "${missing[@]}" >&2
-fi
+"$top/scripts/deps.sh" bison flex libelf-dev bc libssl-dev xz-utils
 
 srcver=$(apt-cache policy linux-source-6.1 | awk '/Candidate:/ {print $2}')
 [ -n "$srcver" ] && [ "$srcver" != "(none)" ] ||

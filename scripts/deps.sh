@@ -1,6 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Install what the test bed needs on a fresh Debian 12 host (root only).
+# Install what the test bed needs on a fresh Debian 12 host (root only),
+# plus any packages named as arguments (scripts that need more).
+#   scripts/deps.sh [PACKAGE...]
 # Idempotent: does nothing when every package is already installed.
 set -euo pipefail
 
@@ -8,7 +10,7 @@ pkgs=(gcc make libc6-dev pkg-config libkmod-dev kmod cpio busybox-static
       qemu-system-x86 debootstrap dkms file)
 # The headers of the bookworm kernel we boot (linux-headers-amd64 pulls the
 # current ABI); DKMS tests build against them too.
-pkgs+=(linux-headers-amd64)
+pkgs+=(linux-headers-amd64 "$@")
 
 missing=()
 for p in "${pkgs[@]}"; do

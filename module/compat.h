@@ -71,6 +71,19 @@ static __always_inline void amt_fregs_set_ip(struct ftrace_regs *fregs,
 #endif
 
 /*
+ * Keep khugepaged off a dead mm: it only skips mms with no mm_users, and
+ * a deferred one keeps ours. v6.18 renamed the flag along with the
+ * mm_flags_t change (MMF_DISABLE_THP_COMPLETELY); both are defines.
+ */
+#if defined(MMF_DISABLE_THP_COMPLETELY)
+#define amt_mm_no_thp(mm) mm_flags_set(MMF_DISABLE_THP_COMPLETELY, mm)
+#elif defined(AMT_HAVE_MM_FLAGS_TEST)
+#define amt_mm_no_thp(mm) mm_flags_set(MMF_DISABLE_THP, mm)
+#else
+#define amt_mm_no_thp(mm) set_bit(MMF_DISABLE_THP, &(mm)->flags)
+#endif
+
+/*
  * Drop the exe file's deny-write the way set_mm_exe_file(mm, NULL) does
  * (that function is not exported). v6.11 stopped denying writes to a running
  * executable; the revert (v6.13, backported to 6.11.11, 6.12.2 and 6.1.y)

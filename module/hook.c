@@ -112,6 +112,8 @@ static bool amt_try_defer(struct mm_struct *mm)
 		goto sync;
 	/* Harmless if we still end up inline: __mmput() then finds NULL. */
 	amt_release_exe(mm);
+	/* No huge page collapse (allocations) for a process that is gone. */
+	amt_mm_no_thp(mm);
 
 	/*
 	 * Self mode: nothing waits behind a thread, so no budget; the task

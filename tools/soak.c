@@ -6,7 +6,8 @@
  *	soak SECONDS
  *
  * Workers (separate processes) loop: two kill large children (32-192 MiB,
- * some multi-threaded, some exiting on their own), one spawns small ones
+ * some multi-threaded, a third exiting on their own, a quarter killed while
+ * still faulting their memory in), one spawns small ones
  * (fork+_exit, fork+exec). Each cycle loads the module (reaper and self
  * mode alternately, a low threshold so most large exits defer), flips
  * enabled and mode and drains under that load, then unloads it while the
@@ -15,6 +16,8 @@
  * host judges the kernel log (KASAN, lockdep, WARN, bad rss-counter).
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -30,7 +33,8 @@
 
 struct shared {
 	volatile int pause;		/* main asks the workers to idle */
-	volatile int idle[NR_WORKERS];	/* a worker says it is idle */
+	volatile int gen;		/* which pause */
+	volatile int ack[NR_WORKERS];	/* a worker is idle for pause gen */
 	volatile long large, small;	/* exits done */
 };
 static struct shared *sh;
@@ -41,8 +45,12 @@ static void *sleeper(void *arg)
 	return arg;
 }
 
-/* A child that maps and touches @mb MiB, maybe with threads. */
-static pid_t large_child(unsigned long mb, int threads, bool exit_itself)
+/*
+ * A child that maps and touches @mb MiB, maybe with threads, then writes
+ * a byte to @ready.
+ */
+static pid_t large_child(unsigned long mb, int threads, bool exit_itself,
+			 int ready)
 {
 	pid_t pid = fork();
 
@@ -59,6 +67,8 @@ static pid_t large_child(unsigned long mb, int threads, bool exit_itself)
 		amt_touch(p, mb * MiB);
 		for (i = 0; i < threads; i++)
 			pthread_create(&t, NULL, sleeper, NULL);
+		if (write(ready, "", 1) != 1)
+			_exit(3);
 		if (exit_itself)
 			_exit(0);
 		for (;;)
@@ -66,35 +76,63 @@ static pid_t large_child(unsigned long mb, int threads, bool exit_itself)
 	}
 }
 
+/* Idle (no child) while paused, saying so for each pause it sees. */
 static void wait_idle(int w)
 {
-	sh->idle[w] = 1;
-	while (sh->pause)
+	while (sh->pause) {
+		sh->ack[w] = sh->gen;
 		usleep(10000);
-	sh->idle[w] = 0;
+	}
 }
 
+/*
+ * Kill (or let exit) large children: mostly once they are fully touched,
+ * one in four at a random point while they still fault memory in.
+ */
 static void large_worker(int w)
 {
 	unsigned int seed = getpid();
+	int ready[2];
+	char c;
 
+	if (pipe(ready))
+		_exit(2);
 	for (;;) {
 		unsigned long mb = 32 + rand_r(&seed) % 161;
 		int threads = rand_r(&seed) % 4 == 0 ? 4 : 0;
 		bool vol = rand_r(&seed) % 3 == 0;
+		bool early = rand_r(&seed) % 4 == 0, reaped = false;
 		pid_t pid;
 
 		if (sh->pause)
 			wait_idle(w);
-		pid = large_child(mb, threads, vol);
+		pid = large_child(mb, threads, vol, ready[1]);
 		if (pid < 0)
 			continue;
-		if (!vol) {
+		if (!vol && early) {
 			usleep(rand_r(&seed) % 20000);
 			kill(pid, SIGKILL);
+		} else if (!vol) {
+			/* ready, or dead before it (OOM-killed, no memory) */
+			struct pollfd p = { .fd = ready[0], .events = POLLIN };
+
+			int n;
+
+			while ((n = poll(&p, 1, 100)) <= 0 &&
+			       waitpid(pid, NULL, WNOHANG) != pid)
+				;
+			if (n > 0)
+				kill(pid, SIGKILL);
+			else
+				reaped = true;
 		}
-		while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+		while (!reaped && waitpid(pid, NULL, 0) < 0 && errno == EINTR)
 			;
+		/* a byte a killed or exited child wrote must not count next time */
+		fcntl(ready[0], F_SETFL, O_NONBLOCK);
+		while (read(ready[0], &c, 1) == 1)
+			;
+		fcntl(ready[0], F_SETFL, 0);
 		__sync_fetch_and_add(&sh->large, 1);
 	}
 }
@@ -120,29 +158,25 @@ static void small_worker(int w)
 	}
 }
 
-static void pause_workers(void)
+static bool pause_workers(void)
 {
 	int w, i;
 
+	sh->gen++;
 	sh->pause = 1;
 	for (i = 0; i < 6000; i++) {
-		for (w = 0; w < NR_WORKERS && sh->idle[w]; w++)
+		for (w = 0; w < NR_WORKERS && sh->ack[w] == sh->gen; w++)
 			;
 		if (w == NR_WORKERS)
-			return;
+			return true;
 		usleep(10000);
 	}
 	printf("not ok - soak # workers did not pause in 60 s\n");
-	exit(1);
+	return false;
 }
 
 static void resume_workers(void)
 {
-	int w;
-
-	/* cleared here, so a stale "idle" cannot answer the next pause */
-	for (w = 0; w < NR_WORKERS; w++)
-		sh->idle[w] = 0;
 	sh->pause = 0;
 }
 
@@ -208,7 +242,8 @@ int main(int argc, char **argv)
 	 * up to 1/32 of RAM, have reached their working size by then.
 	 */
 	sleep(10);
-	pause_workers();
+	if (!pause_workers())
+		goto out;
 	base = mem_back(0);
 	resume_workers();
 
@@ -255,7 +290,8 @@ int main(int argc, char **argv)
 			       strerror(err));
 			goto out;
 		}
-		pause_workers();
+		if (!pause_workers())
+			goto out;
 		now = mem_back(base);
 		if (now < base - MEM_TOL_KB) {
 			printf("not ok - soak # cycle %u: memory not back: %ld kB, before the soak %ld kB\n",
@@ -275,8 +311,9 @@ int main(int argc, char **argv)
 out:
 	err = 1;
 stop:
-	/* idle workers have no children left to orphan */
-	pause_workers();
+	/* idle workers have no children left to orphan (else: the end anyway) */
+	if (!pause_workers())
+		err = 1;
 	for (w = 0; w < NR_WORKERS; w++)
 		kill(workers[w], SIGKILL);
 	for (w = 0; w < NR_WORKERS; w++)

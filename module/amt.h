@@ -15,7 +15,8 @@
 /*
  * An invariant of ours. The debug build (AMT_DEBUG=1, used on the KASAN and
  * lockdep kernel of make check-debug) checks it and WARNs; production
- * builds only type-check the expression.
+ * builds only type-check the expression, never evaluate it: no side
+ * effects inside.
  */
 #ifdef AMT_DEBUG
 #define AMT_CHECK(cond) WARN_ON_ONCE(!(cond))

@@ -141,6 +141,7 @@ static void amt_reap_one(struct amt_entry *e)
 {
 	struct mm_struct *mm = e->mm;
 	unsigned long rss = amt_mm_rss_exact(mm), left;
+	long mms;
 	u64 t0 = ktime_get_ns(), ns;
 
 	AMT_CHECK(atomic_read(&mm->mm_users) > 0);
@@ -167,7 +168,8 @@ static void amt_reap_one(struct amt_entry *e)
 	mmdrop(mm);
 
 	amt_reaper_uncharge(e->charged);
-	AMT_CHECK(atomic_long_dec_return(&amt_pending_mms_cnt) >= 0);
+	mms = atomic_long_dec_return(&amt_pending_mms_cnt);
+	AMT_CHECK(mms >= 0);
 	wake_up_all(&amt_progress_wq);
 	amt_stat_teardown(ns);
 	amt_stat_inc(AMT_STAT_REAPED);

@@ -86,26 +86,21 @@ accel=tcg
 cmdline="console=ttyS0 panic=-1 oops=panic panic_on_warn=1 softlockup_panic=1"
 cmdline+=" hung_task_panic=1 nmi_watchdog=0 mitigations=off rdinit=/init"
 cmdline+=" amt_run=$run $append"
+# "TID N" for each vCPU thread ("CPU N/TCG" or "CPU N/KVM") of QEMU $1.
+vcpu_threads() {
+	grep -H '^CPU [0-9]*/' /proc/"$1"/task/*/comm 2>/dev/null |
+		sed -E 's|^/proc/[0-9]+/task/([0-9]+)/comm:CPU ([0-9]+)/.*|\1 \2|'
+}
 # Pin vCPU thread N to host CPU N (mod the host's count), QEMU at nice -10.
 pin_vcpus() {
-	local t n i
+	local i tid n
 	for i in $(seq 100); do
-		n=0
-		for t in /proc/"$1"/task/*; do
-			case $(cat "$t/comm" 2>/dev/null) in
-			"CPU "*/TCG|"CPU "*/KVM) n=$((n + 1)) ;;
-			esac
-		done
-		[ "$n" -lt "$cpus" ] || break
+		[ "$(vcpu_threads "$1" | wc -l)" -lt "$cpus" ] || break
 		sleep 0.1
 	done
-	for t in /proc/"$1"/task/*; do
-		renice -n -10 -p "${t##*/}" >/dev/null 2>&1 || true
-		case $(cat "$t/comm" 2>/dev/null) in
-		"CPU "*/TCG|"CPU "*/KVM)
-			n=$(cut -d' ' -f2 "$t/comm" | cut -d/ -f1)
-			taskset -pc $((n % $(nproc))) "${t##*/}" >/dev/null ;;
-		esac
+	renice -n -10 -p $(ls /proc/"$1"/task) >/dev/null 2>&1 || true
+	vcpu_threads "$1" | while read -r tid n; do
+		taskset -pc $((n % $(nproc))) "$tid" >/dev/null
 	done
 	echo "# pinned $cpus vCPU threads of qemu $1" >&2
 }

@@ -151,18 +151,23 @@ static void set_cfg(enum cfg c)
 	amt_param_set("enabled", "1");
 }
 
-/* The mm_reaper thread's CPU time so far (schedstat), in ns. */
-static uint64_t reaper_cpu_ns(void)
+/* A task's CPU time so far (schedstat), in ns. */
+static uint64_t task_cpu_ns(pid_t pid)
 {
 	char path[64], buf[128];
+
+	snprintf(path, sizeof(path), "/proc/%d/schedstat", pid);
+	if (amt_read_file(path, buf, sizeof(buf)) <= 0)
+		die("%s unreadable", path);
+	return strtoull(buf, NULL, 10);
+}
+
+/* The mm_reaper thread's, 0 if the module is not loaded. */
+static uint64_t reaper_cpu_ns(void)
+{
 	long pid = amt_stat("reaper_pid");
 
-	if (pid <= 0)
-		return 0;
-	snprintf(path, sizeof(path), "/proc/%ld/schedstat", pid);
-	if (amt_read_file(path, buf, sizeof(buf)) <= 0)
-		return 0;
-	return strtoull(buf, NULL, 10);
+	return pid > 0 ? task_cpu_ns(pid) : 0;
 }
 
 static void file_body(void *arg)
@@ -184,25 +189,14 @@ static pid_t spawn(unsigned long mb, enum kind k)
 	}
 }
 
-/*
- * Time from @t0 until the memory of the dead children is back: first a
- * drain (it blocks without using CPU until every deferred teardown ended;
- * at once in sync mode), then polling until MemAvailable plus the per-CPU
- * free lists is within MEM_TOL_KB of @base_kb. Polling alone would steal
- * CPU from the teardowns it waits for, in the async modes only.
- */
+/* Time from @t0 until the dead children's memory is back (see the lib). */
 static uint64_t wait_mem_back(long base_kb, uint64_t t0)
 {
-	int err = amt_loaded() ? amt_drain(120000) : 0;
+	uint64_t ns = amt_mem_back_ns(base_kb, MEM_TOL_KB, t0, 120);
 
-	if (err)
-		die("drain failed: %s", strerror(err));
-	while (amt_mem_back_kb() < base_kb - MEM_TOL_KB) {
-		if (amt_now_ns() - t0 > 120000000000ULL)
-			die("memory did not come back in 120 s");
-		usleep(2000);
-	}
-	return amt_now_ns() - t0;
+	if (!ns)
+		die("memory did not come back in 120 s");
+	return ns;
 }
 
 /* ---- 1. latency ---- */
@@ -241,8 +235,6 @@ static void print_lat_header(void)
 	       "sync/self");
 }
 
-static struct dist floor_med;	/* sync, 8 MiB anon */
-
 static void report_lat(struct lat_row *r)
 {
 	struct dist d[NR_CFG], b[NR_CFG];
@@ -252,8 +244,6 @@ static void report_lat(struct lat_row *r)
 		d[c] = dist_of(r->lat[c], r->n);
 		b[c] = dist_of(r->back[c], r->back[c][0] ? r->n : 0);
 	}
-	if (r->kind == K_ANON && r->mb == 8 && !r->voluntary)
-		floor_med = d[SYNC];
 	printf("%-6s %6lu %-4s |", kind_name[r->kind], r->mb,
 	       r->voluntary ? "exit" : "kill");
 	for (c = 0; c < NR_CFG; c++)
@@ -561,17 +551,6 @@ static uint64_t cg_usage_ns(void)
 	return amt_cgroup_get(cpu_cg, "cpu.stat", "usage_usec") * 1000ULL;
 }
 
-/* A child's CPU so far (schedstat), ns. */
-static uint64_t task_cpu_ns(pid_t pid)
-{
-	char path[64], buf[128];
-
-	snprintf(path, sizeof(path), "/proc/%d/schedstat", pid);
-	if (amt_read_file(path, buf, sizeof(buf)) <= 0)
-		die("%s unreadable", path);
-	return strtoull(buf, NULL, 10);
-}
-
 struct cpu_res {
 	double child_ms, reaper_ms;	/* per teardown */
 };
@@ -755,6 +734,9 @@ static void target(const char *what, double value, const char *op,
 static void report_targets(void)
 {
 	struct lat_row *g = find_row(K_ANON, 1024, false);
+	struct lat_row *f = find_row(K_ANON, 8, false);
+	/* the floor: an 8 MiB exit, inline in every mode */
+	struct dist floor_med = dist_of(f->lat[SYNC], f->n);
 	int i, c;
 
 	printf("\nTargets (issue 5), per mode:\n");

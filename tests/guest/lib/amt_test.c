@@ -172,6 +172,19 @@ long amt_mem_back_kb(void)
 	return amt_mem_available_kb() + amt_pcp_free_kb();
 }
 
+uint64_t amt_mem_back_ns(long base_kb, long tol_kb, uint64_t t0,
+			 unsigned int timeout_s)
+{
+	if (amt_loaded() && amt_drain(timeout_s * 1000))
+		return 0;
+	while (amt_mem_back_kb() < base_kb - tol_kb) {
+		if (amt_now_ns() - t0 > timeout_s * 1000000000ULL)
+			return 0;
+		usleep(2000);
+	}
+	return amt_now_ns() - t0;
+}
+
 long amt_mem_total_kb(void)
 {
 	return amt_meminfo("MemTotal:");

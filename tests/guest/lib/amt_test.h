@@ -69,6 +69,14 @@ long amt_mem_available_kb(void);
 long amt_mem_total_kb(void);
 /* MemAvailable plus the per-CPU free page lists: what is free or freeable. */
 long amt_mem_back_kb(void);
+/*
+ * ns from @t0 until amt_mem_back_kb() is within @tol_kb of @base_kb: first
+ * a drain (it blocks without CPU until every deferred teardown ended; at
+ * once with nothing deferred), then polling every 2 ms. Polling alone would
+ * steal CPU from the teardowns it waits for. 0 on failure or timeout.
+ */
+uint64_t amt_mem_back_ns(long base_kb, long tol_kb, uint64_t t0,
+			 unsigned int timeout_s);
 void amt_drop_caches(void);
 int amt_write_file(const char *path, const char *val); /* 0 or errno */
 int amt_read_file(const char *path, char *buf, size_t len); /* bytes or -errno */

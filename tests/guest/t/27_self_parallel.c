@@ -20,7 +20,7 @@ static uint64_t round_trip(void)
 {
 	long base = amt_mem_back_kb();
 	pid_t pids[M];
-	uint64_t t0;
+	uint64_t t0, ns;
 	int i;
 
 	for (i = 0; i < M; i++)
@@ -30,14 +30,9 @@ static uint64_t round_trip(void)
 		kill(pids[i], SIGKILL);
 	for (i = 0; i < M; i++)
 		amt_reap(pids[i]);
-	/* blocks, without CPU, until every deferred teardown has ended */
-	amt_assert(!amt_drain(60000), "drain failed");
-	while (amt_mem_back_kb() < base - 16 * 1024) {
-		amt_assert(amt_now_ns() - t0 < 60000000000ULL,
-			   "memory not back 60 s after the kill");
-		usleep(2000);
-	}
-	return amt_now_ns() - t0;
+	ns = amt_mem_back_ns(base, 16 * 1024, t0, 60);
+	amt_assert(ns, "memory not back 60 s after the kill");
+	return ns;
 }
 
 static void run(void)

@@ -61,6 +61,11 @@ void amt_reaper_boost(void);
 unsigned long amt_reaper_wait_progress(unsigned int ms);
 void amt_reaper_reset_peak(void);
 
+/* fput.c: files closed by the time a drain returns */
+void amt_flush_fput(void);
+void amt_fput_init(void);
+void amt_fput_exit(void);
+
 /* self.c: mode=self */
 enum amt_mode { AMT_MODE_REAPER, AMT_MODE_SELF };
 extern int amt_mode;

@@ -216,6 +216,8 @@ static int __init amt_init(void)
 	if (!amt_max_pending_pages)
 		amt_max_pending_pages = amt_default_max_pending(totalram_pages());
 
+	/* Before the first teardown whose files a drain must see closed. */
+	amt_fput_init();
 	ret = amt_reaper_start();
 	if (ret) {
 		pr_err("cannot start the mm_reaper thread (error %d)\n", ret);
@@ -266,6 +268,7 @@ err_oom:
 err_stats:
 	amt_reaper_stop();
 err_reaper:
+	amt_fput_exit();
 	return ret;
 }
 
@@ -282,6 +285,7 @@ static void __exit amt_exit(void)
 	amt_stats_exit();
 	/* Tears down the backlog before the thread stops. */
 	amt_reaper_stop();
+	amt_fput_exit();
 	pr_info("unloaded\n");
 }
 

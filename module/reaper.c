@@ -250,7 +250,7 @@ int amt_reaper_drain(unsigned int timeout_ms)
 	kref_put(&b->ref, amt_barrier_free);
 	amt_stat_inc(AMT_STAT_DRAINS);
 	if (left > 0) {
-		flush_delayed_fput();
+		amt_flush_fput();
 		return 0;
 	}
 	amt_stat_inc(AMT_STAT_DRAIN_TIMEOUTS);
@@ -337,7 +337,7 @@ void amt_reaper_stop(void)
 	kthread_stop(amt_reaper);
 	amt_reaper = NULL;
 	WARN_ON_ONCE(!llist_empty(&amt_queue));
-	flush_delayed_fput();
+	amt_flush_fput();
 }
 
 struct task_struct *amt_reaper_task(void)

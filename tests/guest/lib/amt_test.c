@@ -286,6 +286,13 @@ long amt_stat(const char *name)
 	return -1;
 }
 
+const char *amt_mode = "reaper";
+
+long amt_torn_down(void)
+{
+	return amt_stat(strcmp(amt_mode, "self") ? "reaped" : "self_done");
+}
+
 void amt_reset_defaults(void)
 {
 	char v[32];
@@ -294,10 +301,11 @@ void amt_reset_defaults(void)
 		return;
 	amt_param_set("enabled", "1");
 	/*
-	 * The default is self; most tests state reaper-mode behaviour (the
-	 * queue, its budget, mm_reaper_reap) and the self_* tests set self.
+	 * Not the module's default (self) but the mode under test: most
+	 * tests state reaper-mode behaviour (the queue, its budget), the
+	 * self_* tests set self themselves and AMT_TEST_BOTH ones run twice.
 	 */
-	amt_param_set("mode", "reaper");
+	amt_param_set("mode", amt_mode);
 	amt_param_set("oom_guard", "1");
 	amt_param_set("thresh_pages", "16384");
 	snprintf(v, sizeof(v), "%ld", amt_mem_total_kb() / 4 / 4);
@@ -655,22 +663,42 @@ unsigned int amt_slow(void)
 	return slow;
 }
 
-int amt_main(const struct amt_test *t)
+int amt_main(const struct amt_test *t, int argc, char **argv)
 {
 	unsigned int timeout_s = t->timeout_s * amt_slow();
 	long base_info[AMT_NR_MEMINFO];
 	int reason[2], status = 0, code;
-	char why[512] = "";
+	char why[512] = "", name[128];
 	long base_kb, now_kb;
 	ssize_t n;
 	pid_t pid;
 
 	setvbuf(stdout, NULL, _IONBF, 0);
-	fprintf(stderr, "# %s: %s\n", t->name, t->behaviour);
+	if (argc > 1 && !strcmp(argv[1], "--modes")) {
+		printf("reaper%s\n", t->self_too ? " self" : "");
+		return 0;
+	}
+	if (argc > 1 && !strcmp(argv[1], "self") && t->self_too)
+		amt_mode = "self";
+	else if (argc > 1 && strcmp(argv[1], "reaper")) {
+		fprintf(stderr, "usage: %s [--modes | reaper%s]\n", argv[0],
+			t->self_too ? " | self" : "");
+		return 2;
+	}
+	/* Verdicts name the mode when the test runs in both. */
+	snprintf(name, sizeof(name), t->self_too ? "%s [%s]" : "%s", t->name,
+		 amt_mode);
+	fprintf(stderr, "# %s: %s\n", name, t->behaviour);
 	amt_reset_defaults();
 	if (!amt_loaded()) {
-		printf("not ok - %s # module not loaded\n", t->name);
+		printf("not ok - %s # module not loaded\n", name);
 		return 1;
+	}
+	/* (reset set it already; asking again tells whether it took) */
+	if (amt_param_set("mode", amt_mode)) {
+		printf("ok - %s # SKIP mode=%s unavailable on this kernel\n",
+		       name, amt_mode);
+		return 0;
 	}
 	amt_settle(0, &base_kb);
 	base_kb = amt_mem_back_kb();
@@ -703,31 +731,31 @@ int amt_main(const struct amt_test *t)
 	amt_trace_stop();
 	amt_reset_defaults();
 	if (WIFSIGNALED(status) && WTERMSIG(status) == SIGALRM) {
-		printf("not ok - %s # timeout after %us\n", t->name,
+		printf("not ok - %s # timeout after %us\n", name,
 		       timeout_s);
 		return 1;
 	}
 	if (WIFSIGNALED(status)) {
-		printf("not ok - %s # died of signal %d\n", t->name,
+		printf("not ok - %s # died of signal %d\n", name,
 		       WTERMSIG(status));
 		return 1;
 	}
 	code = WEXITSTATUS(status);
 	if (code == AMT_EXIT_SKIP) {
-		printf("ok - %s # SKIP %s\n", t->name, why);
+		printf("ok - %s # SKIP %s\n", name, why);
 		return 0;
 	}
 	if (code) {
-		printf("not ok - %s # %s\n", t->name, why[0] ? why : "failed");
+		printf("not ok - %s # %s\n", name, why[0] ? why : "failed");
 		return 1;
 	}
 	if (amt_settle(base_kb, &now_kb)) {
 		amt_meminfo_diff(base_info);
 		amt_stats_note();
 		printf("not ok - %s # memory not returned: MemAvailable + per-CPU free lists %ld kB, baseline %ld kB\n",
-		       t->name, now_kb, base_kb);
+		       name, now_kb, base_kb);
 		return 1;
 	}
-	printf("ok - %s\n", t->name);
+	printf("ok - %s\n", name);
 	return 0;
 }

@@ -28,21 +28,36 @@ struct amt_test {
 	const char *behaviour;
 	unsigned int timeout_s;
 	void (*fn)(void);
+	/* also run in mode=self: the behaviour holds for both modes */
+	bool self_too;
 };
 
-int amt_main(const struct amt_test *t);
+/*
+ * argv[1]: "--modes" prints the modes the test runs in (the guest's /init
+ * runs it once per mode); "reaper" or "self" runs it in that mode (the
+ * module's mode parameter, set before and reset after the test; verdicts
+ * then name the mode: "headline [self]"). No argument: reaper.
+ */
+int amt_main(const struct amt_test *t, int argc, char **argv);
+/* The mode this run tests: "reaper" or "self". */
+extern const char *amt_mode;
+/* Teardowns completed in this mode: stats "reaped" or "self_done". */
+long amt_torn_down(void);
 /*
  * amt_slow=N on the kernel command line (the debug kernel: KASAN and
  * lockdep under TCG) multiplies every test's timeout by N.
  */
 unsigned int amt_slow(void);
 
-#define AMT_TEST(n, b, timeout, f)					\
-	int main(void)							\
+#define AMT_TEST_(n, b, timeout, f, self)				\
+	int main(int argc, char **argv)					\
 	{								\
-		static const struct amt_test t = { n, b, timeout, f };	\
-		return amt_main(&t);					\
+		static const struct amt_test t = { n, b, timeout, f, self }; \
+		return amt_main(&t, argc, argv);			\
 	}
+#define AMT_TEST(n, b, timeout, f) AMT_TEST_(n, b, timeout, f, false)
+/* A behaviour of both modes: run once with the reaper, once with self. */
+#define AMT_TEST_BOTH(n, b, timeout, f) AMT_TEST_(n, b, timeout, f, true)
 
 /* Verdicts from inside the test (the child): they do not return. */
 void amt_fail(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));

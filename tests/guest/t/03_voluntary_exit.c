@@ -22,4 +22,4 @@ static void run(void)
 		   amt_stat("queued") - q0);
 }
 
-AMT_TEST("voluntary_exit", "a large process calling _exit() is deferred like a killed one", 120, run)
+AMT_TEST_BOTH("voluntary_exit", "a large process calling _exit() is deferred like a killed one", 120, run)

@@ -31,4 +31,4 @@ static void run(void)
 		   "16 MiB process not queued with thresh_pages=1024");
 }
 
-AMT_TEST("below_threshold", "exits below thresh_pages stay inline and above it are queued (both controls)", 120, run)
+AMT_TEST_BOTH("below_threshold", "exits below thresh_pages stay inline and above it are queued (both controls)", 120, run)

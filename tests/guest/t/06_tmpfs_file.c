@@ -40,4 +40,4 @@ static void run(void)
 	unlink(PATH);
 }
 
-AMT_TEST("tmpfs_file", "a process with a shared tmpfs file mapping is deferred and the file keeps its data", 120, run)
+AMT_TEST_BOTH("tmpfs_file", "a process with a shared tmpfs file mapping is deferred and the file keeps its data", 120, run)

@@ -40,4 +40,4 @@ static void run(void)
 		   "control without AIO not queued");
 }
 
-AMT_TEST("aio", "a process with an AIO context stays on the inline path (control: same size without AIO is queued)", 120, run)
+AMT_TEST_BOTH("aio", "a process with an AIO context stays on the inline path (control: same size without AIO is queued)", 120, run)

@@ -62,7 +62,7 @@ static void run(void)
 }
 
 static const struct amt_test t = {
-	"etxtbsy", "the executable of a deferred process is writable as soon as waitpid() returns", 120, run
+	"etxtbsy", "the executable of a deferred process is writable as soon as waitpid() returns", 120, run, true
 };
 
 int main(int argc, char **argv)
@@ -79,5 +79,5 @@ int main(int argc, char **argv)
 		for (;;)
 			pause();
 	}
-	return amt_main(&t);
+	return amt_main(&t, argc, argv);
 }

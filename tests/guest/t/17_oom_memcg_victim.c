@@ -60,4 +60,4 @@ static void run(void)
 	rmdir(cg);
 }
 
-AMT_TEST("oom_memcg_victim", "a memcg OOM victim is never queued, counted as an OOM rejection (control: same cgroup, plain exit, queued)", 180, run)
+AMT_TEST_BOTH("oom_memcg_victim", "a memcg OOM victim is never queued, counted as an OOM rejection (control: same cgroup, plain exit, queued)", 180, run)

@@ -100,4 +100,4 @@ static void run(void)
 	rmdir(cg);
 }
 
-AMT_TEST("oom_clone_vm", "a CLONE_VM pair killed by the OOM killer is never queued, whichever process drops the mm (control: killed by us, queued once)", 240, run)
+AMT_TEST_BOTH("oom_clone_vm", "a CLONE_VM pair killed by the OOM killer is never queued, whichever process drops the mm (control: killed by us, queued once)", 240, run)

@@ -5,11 +5,11 @@
  * A deferred teardown drops the last reference of the files its mm maps
  * where fput() cannot use task_work: in the reaper (a kthread) or in a task
  * that has already run exit_task_work() (mode=self). fput() then puts the
- * file on delayed_fput_list and schedules delayed_fput_work. Before 6.15 or
- * so, flush_delayed_fput() only empties that list: if the worker has just
+ * file on delayed_fput_list and schedules delayed_fput_work. On 6.1 and 6.12
+ * flush_delayed_fput() only empties that list: if the worker has just
  * taken it, flush_delayed_fput() returns while the worker is still closing
  * the files (an unlinked tmpfs file keeps its space, an executable stays
- * ETXTBSY). Newer kernels also flush the work; neither the work nor
+ * ETXTBSY). 7.2 also flushes the work; neither the work nor
  * delayed_fput() is exported.
  *
  * So we watch delayed_fput() (a non-modifying ftrace_ops, any kernel) and

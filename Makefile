@@ -8,7 +8,8 @@
 #                          + the packaging tests (check-package)
 #   make check-package     DKMS and Debian packaging only
 #   make demo              boot a guest, kill a large process with and without
-#   make bench             the benchmarks (docs/benchmarks.md), ~1 h under TCG
+#   make bench             the benchmarks (docs/benchmarks.md), ~30 min under TCG
+#   make bench-icount      the small-process cost alone, under QEMU -icount
 #   make check-debug       the guest suite and a soak on a KASAN/lockdep kernel
 #   make clean
 #
@@ -19,7 +20,8 @@
 
 KERNEL ?= bookworm
 
-.PHONY: all module check check-package check-debug demo bench unit clean
+.PHONY: all module check check-package check-debug demo bench bench-icount \
+	unit clean
 
 all: module
 
@@ -40,6 +42,9 @@ demo:
 
 bench:
 	scripts/bench.sh $(KERNEL)
+
+bench-icount:
+	AMT_BENCH_ICOUNT=1 scripts/bench.sh $(KERNEL)
 
 check-debug:
 	scripts/check-debug.sh

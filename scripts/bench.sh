@@ -7,9 +7,13 @@
 #
 # Environment: AMT_BENCH_MEM (guest RAM, default 7G: room for 2 GiB children
 # and for 16 x 256 MiB), AMT_BENCH_ROUNDS
-# (default 7), AMT_BENCH_QUICK=1 (a smoke run of every section, minutes).
-# Writes bench/results/<kernel>.{txt,json,dat,svg}; the .svg needs gnuplot
-# (installed here if missing). vCPU threads are pinned one per host CPU.
+# (default 7), AMT_BENCH_QUICK=1 (a smoke run of every section, minutes),
+# AMT_BENCH_ICOUNT=1 (make bench-icount: only the small-process loops, under
+# QEMU's -icount, where guest time counts instructions: a cost of a fraction
+# of a percent shows through, which host noise hides in a normal run).
+# Writes bench/results/<kernel>.{txt,json,dat,svg} (-icount: <kernel>-icount.
+# {txt,json}); the .svg needs gnuplot (installed here if missing). vCPU
+# threads are pinned one per host CPU.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 suite=${1:-bookworm}
@@ -17,13 +21,18 @@ mem=${AMT_BENCH_MEM:-7G}
 rounds=${AMT_BENCH_ROUNDS:-7}
 append="amt_rounds=$rounds"
 [ "${AMT_BENCH_QUICK:-0}" = 0 ] || append+=" amt_quick=--quick"
+icount=${AMT_BENCH_ICOUNT:-0} how=(-P) tag=''
+if [ "$icount" != 0 ]; then
+	how=(-I) tag=-icount
+	append+=" amt_only=--spawn-only"
+fi
 
 eval "$("$top/scripts/kernel.sh" "$suite")"
 out=$top/bench/results
 mkdir -p "$out"
 rc=0
-"$top/scripts/run-guest.sh" -k "$suite" -r bench -m "$mem" -P -T 7200 \
-	-a "$append" || rc=$?
+"$top/scripts/run-guest.sh" -k "$suite" -r bench -m "$mem" "${how[@]}" \
+	-T 7200 -a "$append" || rc=$?
 res=$top/build/logs/$KVER-bench.results
 cut_section() { # from to
 	tr -d '\r' < "$res" | sed -n "/^#$1\$/,/^#$2\$/p" | sed '1d;$d'
@@ -36,10 +45,16 @@ fi
 	echo "# make bench KERNEL=$suite ($(date -u +%Y-%m-%d), host: $(nproc) CPUs,"
 	echo "# $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //'),"
 	echo "# QEMU $(qemu-system-x86_64 --version | head -1 | awk '{print $4}')" \
-	     "$([ -w /dev/kvm ] && echo KVM || echo TCG), guest $mem)"
+	     "$([ "$icount" != 0 ] && echo 'TCG -icount shift=0,sleep=off' ||
+		{ [ -w /dev/kvm ] && echo KVM || echo TCG; }), guest $mem)"
 	cut_section TABLE JSON
-} > "$out/$KVER.txt"
-cut_section JSON PLOT > "$out/$KVER.json"
+} > "$out/$KVER$tag.txt"
+cut_section JSON PLOT > "$out/$KVER$tag.json"
+if [ "$icount" != 0 ]; then
+	echo "bench: results in bench/results/$KVER$tag.{txt,json}" >&2
+	cat "$out/$KVER$tag.txt"
+	exit $rc
+fi
 cut_section PLOT ENDBENCH > "$out/$KVER.dat"
 
 if ! command -v gnuplot >/dev/null; then

@@ -5,14 +5,17 @@
 #
 #   scripts/run-guest.sh [-k SUITE] [-r RUN] [-t GLOB] [-T SECS] [-m MEM]
 #                        [-a 'extra cmdline'] [-x extra.ko] [-K module.ko]
-#                        [-c CPUS] [-P]
+#                        [-c CPUS] [-P] [-I]
 #
 # -t selects tests by file name (tests/guest/t/GLOB), -x adds a module to
 # /amt/, -K boots a prebuilt async_mm_teardown.ko (e.g. the one DKMS built)
 # instead of building one, -c sets the vCPU count (default 2), -P pins each
 # vCPU thread to its own host CPU at raised priority (for benchmarks: an
 # unpinned TCG vCPU migrating between host CPUs is the largest noise source
-# here). Dynamically linked guest programs
+# here), -I runs the guest under TCG's -icount (guest time counts
+# executed instructions, 1 ns each: host load cannot change a guest
+# timing, so ratios come out nearly noise-free; one vCPU, since QEMU 7.2
+# hangs bringing up a second one under -icount). Dynamically linked guest programs
 # (build/guest/dyn/*) go to /usr/bin with the libraries ldd names.
 #
 # RUN is suite (default), demo, bench, or a harness self-test mode. Prints
@@ -22,8 +25,8 @@
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 suite=bookworm run=suite glob='*' timeout=1500 mem=3G append='' extra=() ko=''
-cpus=2 pin=0
-while getopts k:r:t:T:m:a:x:K:c:P o; do
+cpus=2 pin=0 icount=0
+while getopts k:r:t:T:m:a:x:K:c:PI o; do
 	case $o in
 	k) suite=$OPTARG ;;
 	r) run=$OPTARG ;;
@@ -35,6 +38,7 @@ while getopts k:r:t:T:m:a:x:K:c:P o; do
 	K) ko=$OPTARG ;;
 	c) cpus=$OPTARG ;;
 	P) pin=1 ;;
+	I) icount=1 ;;
 	*) exit 2 ;;
 	esac
 done
@@ -81,8 +85,17 @@ results=$logs/$id.results
 ln -sfn "$id.console.log" "$logs/$KVER-$run.console.log"
 ln -sfn "$id.results" "$logs/$KVER-$run.results"
 
-accel=tcg
+accel=tcg qemu_extra=()
 [ -w /dev/kvm ] && accel=kvm
+if [ "$icount" = 1 ]; then
+	# deterministic virtual time exists only for single-threaded TCG;
+	# sleep=off: idle time jumps to the next timer instead of passing.
+	# One vCPU: QEMU 7.2 (bookworm) stalls in "Booting SMP
+	# configuration" under -icount with -smp 2.
+	accel=tcg,thread=single
+	qemu_extra=(-icount shift=0,sleep=off,align=off)
+	pin=0 cpus=1
+fi
 cmdline="console=ttyS0 panic=-1 oops=panic panic_on_warn=1 softlockup_panic=1"
 cmdline+=" hung_task_panic=1 nmi_watchdog=0 mitigations=off rdinit=/init"
 cmdline+=" amt_run=$run $append"
@@ -107,7 +120,7 @@ pin_vcpus() {
 boot() {
 	echo "# booting $KVER ($accel, $mem) for '$run'; log: $console" >&2
 	qemu-system-x86_64 -accel "$accel" -cpu max -smp "$cpus" -m "$mem" \
-		-name "amt-guest,debug-threads=on" \
+		"${qemu_extra[@]}" -name "amt-guest,debug-threads=on" \
 		-kernel "$VMLINUZ" -initrd "$initrd" -append "$cmdline" \
 		-display none -monitor none -no-reboot \
 		-serial "file:$console" -serial "file:$results" &

@@ -39,7 +39,7 @@ static struct result stress(unsigned long mb)
 			amt_kill_wait(slot[s]);
 	amt_hog_oom_score_adj = NULL;
 	r.peak_mb = amt_stat("pending_pages_peak") / 256;
-	amt_assert(!amt_drain(120000), "drain failed");
+	amt_assert(!amt_drain(300000), "drain failed");
 	r.kills = amt_vmstat("oom_kill") - k0;
 	return r;
 }

@@ -13,7 +13,7 @@
 # of a percent shows through, which host noise hides in a normal run).
 # Writes bench/results/<kernel>.{txt,json,dat,svg} (-icount: <kernel>-icount.
 # {txt,json}); the .svg needs gnuplot (installed here if missing). vCPU
-# threads are pinned one per host CPU.
+# threads are pinned one per host CPU (-icount: one vCPU, not pinned).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 suite=${1:-bookworm}
@@ -22,8 +22,9 @@ rounds=${AMT_BENCH_ROUNDS:-7}
 append="amt_rounds=$rounds"
 [ "${AMT_BENCH_QUICK:-0}" = 0 ] || append+=" amt_quick=--quick"
 icount=${AMT_BENCH_ICOUNT:-0} how=(-P) tag=''
+accel=$([ -w /dev/kvm ] && echo KVM || echo TCG)
 if [ "$icount" != 0 ]; then
-	how=(-I) tag=-icount
+	how=(-I) tag=-icount accel='TCG -icount (run-guest.sh -I)'
 	append+=" amt_only=--spawn-only"
 fi
 
@@ -45,8 +46,7 @@ fi
 	echo "# make bench KERNEL=$suite ($(date -u +%Y-%m-%d), host: $(nproc) CPUs,"
 	echo "# $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //'),"
 	echo "# QEMU $(qemu-system-x86_64 --version | head -1 | awk '{print $4}')" \
-	     "$([ "$icount" != 0 ] && echo 'TCG -icount shift=0,sleep=off' ||
-		{ [ -w /dev/kvm ] && echo KVM || echo TCG; }), guest $mem)"
+	     "$accel, guest $mem)"
 	cut_section TABLE JSON
 } > "$out/$KVER$tag.txt"
 cut_section JSON PLOT > "$out/$KVER$tag.json"

@@ -14,8 +14,7 @@
 # unpinned TCG vCPU migrating between host CPUs is the largest noise source
 # here), -I runs the guest under TCG's -icount (guest time counts
 # executed instructions, 1 ns each: host load cannot change a guest
-# timing, so ratios come out nearly noise-free; one vCPU, since QEMU 7.2
-# hangs bringing up a second one under -icount). Dynamically linked guest programs
+# timing; one vCPU, see below). Dynamically linked guest programs
 # (build/guest/dyn/*) go to /usr/bin with the libraries ldd names.
 #
 # RUN is suite (default), demo, bench, or a harness self-test mode. Prints

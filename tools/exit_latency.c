@@ -25,7 +25,11 @@
  *     mm_reaper thread's schedstat in reaper mode), drained after each
  *     kill, and back-to-back (each child allocates while the previous
  *     one's teardown may still run);
- *  5. drain: GiB torn down per second of reaper CPU, from 2. and 4.
+ *  5. drain: GiB torn down per second of reaper CPU, from 2. and 4.;
+ *  6. wake: on which CPU the parent wakes from waitpid(), the child's or
+ *     another, and the latency in each case (exit_notify() wakes the
+ *     parent as if the child were about to sleep, but in self mode the
+ *     child goes on tearing down).
  *
  * --spawn-only runs 3. alone: make bench-icount runs it under QEMU's
  * -icount, where guest time counts instructions and host noise vanishes.
@@ -42,6 +46,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
 #include <signal.h>
 #include <unistd.h>
 #include <sys/mman.h>
@@ -689,6 +694,89 @@ static void bench_cpu(void)
 	drain_cpu_s += nr * n * d[REAPER].reaper_ms / 1e3;
 }
 
+/* ---- 6. where the parent wakes ---- */
+
+/* The CPU a task runs or last ran on (/proc/PID/stat field 39). */
+static int task_cpu_of(pid_t pid)
+{
+	char path[64], buf[1024], *p;
+	int field = 2;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	if (amt_read_file(path, buf, sizeof(buf)) <= 0)
+		die("%s unreadable", path);
+	p = strrchr(buf, ')');	/* the name may hold spaces */
+	while (p && field < 39) {
+		p = strchr(p + 1, ' ');
+		field++;
+	}
+	if (!p)
+		die("%s: no processor field", path);
+	return atoi(p + 1);
+}
+
+/*
+ * exit_notify() wakes the parent with the child's CPU as a hint, as for
+ * any wakeup by a task about to sleep; in self mode the child then goes
+ * on tearing its mm down there, so a parent placed on that CPU competes
+ * with the teardown. waitid(WNOWAIT) returns at that wake without
+ * reaping: the zombie's stat still names the CPU it runs (or last ran)
+ * on, and sched_getcpu() names the parent's. Per mode: how often the two
+ * are the same, and the wake latency (kill -> waitid) in each case.
+ */
+static void bench_wake(void)
+{
+	const unsigned long mb = 256;
+	int n = quick ? 4 : 3 * rounds, round, j, c;
+	uint64_t lat[NR_CFG][2][MAX_SAMPLES];
+	int cnt[NR_CFG][2] = { { 0 } };
+
+	if (n > MAX_SAMPLES)
+		n = MAX_SAMPLES;
+	fprintf(stderr, "# wake: %d rounds\n", n);
+	for (round = 0; round < n; round++)
+		for (j = 0; j < NR_CFG; j++) {
+			pid_t pid;
+			siginfo_t si;
+			uint64_t t0, dt;
+			int me, same;
+
+			c = (round + j) % NR_CFG;
+			set_cfg(c);
+			pid = amt_hog(mb, AMT_HOG_ANON);
+			t0 = amt_now_ns();
+			kill(pid, SIGKILL);
+			while (waitid(P_PID, pid, &si, WEXITED | WNOWAIT) < 0)
+				if (errno != EINTR)
+					die("waitid: %s", strerror(errno));
+			me = sched_getcpu();
+			dt = amt_now_ns() - t0;
+			same = task_cpu_of(pid) == me;
+			amt_reap(pid);
+			lat[c][same][cnt[c][same]++] = dt;
+			settle();
+		}
+	printf("\n6. where the parent wakes from waitpid() (%d kills of %lu MiB per mode): on the child's CPU or another; wake latency, ms: median (p90)\n",
+	       n, mb);
+	json_array("wake");
+	for (c = 0; c < NR_CFG; c++) {
+		struct dist s = dist_of(lat[c][1], cnt[c][1]);
+		struct dist o = dist_of(lat[c][0], cnt[c][0]);
+
+		printf("%-6s child's CPU %2d of %2d: %6.1f (%6.1f) | other CPU %2d: %6.1f (%6.1f)\n",
+		       cfg_name[c], cnt[c][1], n, s.med, s.p90, cnt[c][0],
+		       o.med, o.p90);
+		json_item();
+		fprintf(json, "\"mode\": \"%s\", \"size_mb\": %lu, \"n\": %d, \"same_cpu\": %d, ",
+			cfg_name[c], mb, n, cnt[c][1]);
+		json_dist("latency_same_cpu", &s);
+		fprintf(json, ", ");
+		json_dist("latency_other_cpu", &o);
+		fprintf(json, "}");
+	}
+	fprintf(json, "]");
+}
+
 /* gnuplot data: size, then the sync, reaper and self medians, p10, p90 */
 static void write_plot(const char *path)
 {
@@ -865,6 +953,7 @@ int main(int argc, char **argv)
 		       drain_gib, drain_cpu_s, drain_gib / drain_cpu_s);
 		fprintf(json, ",\n\"drain\": {\"gib\": %.3f, \"reaper_cpu_s\": %.3f, \"gib_per_cpu_s\": %.3f}",
 			drain_gib, drain_cpu_s, drain_gib / drain_cpu_s);
+		bench_wake();
 	}
 	report_targets();
 	if (plot_path && !spawn_only)

@@ -27,9 +27,8 @@
  *     one's teardown may still run);
  *  5. drain: GiB torn down per second of reaper CPU, from 2. and 4.;
  *  6. wake: on which CPU the parent wakes from waitpid(), the child's or
- *     another, and the latency in each case (exit_notify() wakes the
- *     parent as if the child were about to sleep, but in self mode the
- *     child goes on tearing down).
+ *     another, and the latency in each case (exit_notify()'s wakeup is a
+ *     sync one, but in self mode the child goes on tearing down).
  *
  * --spawn-only runs 3. alone: make bench-icount runs it under QEMU's
  * -icount, where guest time counts instructions and host noise vanishes.
@@ -716,10 +715,10 @@ static int task_cpu_of(pid_t pid)
 }
 
 /*
- * exit_notify() wakes the parent with the child's CPU as a hint, as for
- * any wakeup by a task about to sleep; in self mode the child then goes
- * on tearing its mm down there, so a parent placed on that CPU competes
- * with the teardown. waitid(WNOWAIT) returns at that wake without
+ * exit_notify() wakes the parent with a sync wakeup (the waker is about
+ * to sleep), which favours the child's CPU; in self mode the child then
+ * goes on tearing its mm down there, so a parent placed on that CPU
+ * competes with the teardown. waitid(WNOWAIT) returns at that wake without
  * reaping: the zombie's stat still names the CPU it runs (or last ran)
  * on, and sched_getcpu() names the parent's. Per mode: how often the two
  * are the same, and the wake latency (kill -> waitid) in each case.

@@ -504,6 +504,9 @@ pid_t amt_spinner(void)
 {
 	pid_t pid = fork();
 
+	/* -1 must never reach the caller's kill(): kill(-1) hits everyone */
+	if (pid < 0)
+		amt_fail("fork: %s", strerror(errno));
 	if (!pid) {
 		amt_write_file("/proc/self/oom_score_adj", "-1000");
 		for (;;)

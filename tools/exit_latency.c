@@ -27,8 +27,8 @@
  *     one's teardown may still run);
  *  5. drain: GiB torn down per second of reaper CPU, from 2. and 4.;
  *  6. wake: on which CPU the parent wakes from waitpid(), the child's or
- *     another, and the latency in each case (exit_notify()'s wakeup is a
- *     sync one, but in self mode the child goes on tearing down).
+ *     another, and the latency in each case (in self mode the child goes
+ *     on tearing down after it woke the parent).
  *
  * --spawn-only runs 3. alone: make bench-icount runs it under QEMU's
  * -icount, where guest time counts instructions and host noise vanishes.
@@ -715,13 +715,15 @@ static int task_cpu_of(pid_t pid)
 }
 
 /*
- * exit_notify() wakes the parent with a sync wakeup (the waker is about
- * to sleep), which favours the child's CPU; in self mode the child then
- * goes on tearing its mm down there, so a parent placed on that CPU
- * competes with the teardown. waitid(WNOWAIT) returns at that wake without
- * reaping: the zombie's stat still names the CPU it runs (or last ran)
- * on, and sched_getcpu() names the parent's. Per mode: how often the two
- * are the same, and the wake latency (kill -> waitid) in each case.
+ * exit_notify() wakes the parent (a sync wakeup, whose hint the scheduler
+ * ignores for an exiting waker); in self mode the child then goes on
+ * tearing its mm down, so a parent placed on the child's CPU competes with
+ * the teardown. waitid(WNOWAIT) returns at that wake without reaping: the
+ * zombie's stat still names the CPU it runs (or last ran) on, read right
+ * after the wake (a zombie pulled away meanwhile counts as another CPU),
+ * and sched_getcpu() names the parent's. Per mode: how often the two are
+ * the same, and kill -> waitid in each case (in sync mode that includes
+ * the whole teardown).
  */
 static void bench_wake(void)
 {
@@ -750,6 +752,8 @@ static void bench_wake(void)
 					die("waitid: %s", strerror(errno));
 			me = sched_getcpu();
 			dt = amt_now_ns() - t0;
+			if (me < 0)
+				die("sched_getcpu: %s", strerror(errno));
 			same = task_cpu_of(pid) == me;
 			amt_reap(pid);
 			lat[c][same][cnt[c][same]++] = dt;

@@ -13,18 +13,7 @@
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 soak=${AMT_SOAK:-300}
-tap=$(mktemp)
-trap 'rm -f "$tap"' EXIT
-emit() {
-	while IFS= read -r line; do
-		case "$line" in
-		"ok "*|"not ok "*)
-			echo "$line" >> "$tap"
-			echo "${line/ok /ok $(wc -l < "$tap") }" ;;
-		*) echo "$line" ;;
-		esac
-	done
-}
+. "$top/scripts/tap.sh"
 run() { # what, run-guest.sh args...
 	local what=$1 out rc
 	shift
@@ -70,7 +59,4 @@ else
 fi
 
 echo "# check-debug took $((SECONDS - start)) s"
-pass=$(grep -c '^ok ' "$tap" || true)
-fail=$(grep -c '^not ok ' "$tap" || true)
-echo "$pass passed, $fail failed"
-[ "$fail" = 0 ] && [ "$pass" -gt 0 ]
+tap_summary

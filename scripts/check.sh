@@ -8,20 +8,7 @@
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 suites=${*:-bookworm}
-tap=$(mktemp)
-trap 'rm -f "$tap"' EXIT
-
-emit() { # reads unnumbered "ok - x" / "not ok - x" lines, numbers them
-	while IFS= read -r line; do
-		case "$line" in
-		"ok "*|"not ok "*)
-			echo "$line" >> "$tap"
-			n=$(wc -l < "$tap")
-			echo "${line/ok /ok $n }" ;;
-		*) echo "$line" ;;
-		esac
-	done
-}
+. "$top/scripts/tap.sh"
 
 if ! "$top/scripts/deps.sh"; then
 	echo "not ok - host dependencies installed" | emit
@@ -99,10 +86,4 @@ if [ "${AMT_SELFTEST:-1}" = 1 ]; then
 		"powered off in time # killed" -r harness-hang -t none -T 45 | emit
 fi
 
-pass=$(grep -c '^ok ' "$tap" || true)
-skip=$(grep -c '^ok .*# SKIP' "$tap" || true)
-fail=$(grep -c '^not ok ' "$tap" || true)
-pass=$((pass - skip))
-echo "# $skip skipped"
-echo "$pass passed, $fail failed"
-[ "$fail" = 0 ] && [ "$pass" -gt 0 ]
+tap_summary

@@ -10,9 +10,12 @@
 # (default 7), AMT_BENCH_QUICK=1 (a smoke run of every section, minutes),
 # AMT_BENCH_ICOUNT=1 (make bench-icount: only the small-process loops, under
 # QEMU's -icount, where guest time counts instructions: a cost of a fraction
-# of a percent shows through, which host noise hides in a normal run).
-# Writes bench/results/<kernel>.{txt,json,dat,svg} (-icount: <kernel>-icount.
-# {txt,json}); the .svg needs gnuplot (installed here if missing). vCPU
+# of a percent shows through, which host noise hides in a normal run),
+# AMT_BENCH_ONLY=SECTION[,SECTION] (some of latency, parallel, spawn, cpu,
+# wake: those sections alone).
+# Writes bench/results/<kernel>.{txt,json,dat,svg} (-icount, AMT_BENCH_ONLY:
+# <kernel>-icount.{txt,json}, <kernel>-<sections>.{txt,json}, no plot); the
+# .svg needs gnuplot (installed here if missing). vCPU
 # threads are pinned one per host CPU (-icount: one vCPU, not pinned).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -22,11 +25,24 @@ rounds=${AMT_BENCH_ROUNDS:-7}
 append="amt_rounds=$rounds"
 [ "${AMT_BENCH_QUICK:-0}" = 0 ] || append+=" amt_quick=--quick"
 icount=${AMT_BENCH_ICOUNT:-0} how=(-P) tag=''
+only=${AMT_BENCH_ONLY:-}
 accel=$([ -w /dev/kvm ] && echo KVM || echo TCG)
 if [ "$icount" != 0 ]; then
 	how=(-I) tag=-icount accel='TCG -icount (run-guest.sh -I)'
-	append+=" amt_only=--spawn-only"
+	only=${only:-spawn}
 fi
+if [ -n "${AMT_BENCH_ONLY:-}" ]; then
+	IFS=, read -ra names <<< "$only,"
+	for name in "${names[@]:-}"; do
+		case $name in
+		latency|parallel|spawn|cpu|wake) ;;
+		*) echo "bench: AMT_BENCH_ONLY='$only': name sections from latency, parallel, spawn, cpu, wake, separated by commas" >&2
+		   exit 2 ;;
+		esac
+	done
+	tag+=-${only//,/-}
+fi
+[ -z "$only" ] || append+=" amt_only=--only=$only"
 
 eval "$("$top/scripts/kernel.sh" "$suite")"
 out=$top/bench/results
@@ -50,7 +66,7 @@ fi
 	cut_section TABLE JSON
 } > "$out/$KVER$tag.txt"
 cut_section JSON PLOT > "$out/$KVER$tag.json"
-if [ "$icount" != 0 ]; then
+if [ -n "$only" ]; then
 	echo "bench: results in bench/results/$KVER$tag.{txt,json}" >&2
 	cat "$out/$KVER$tag.txt"
 	exit $rc

@@ -4,7 +4,7 @@
  * with the module at /amt/async_mm_teardown.ko.
  *
  *	exit_latency [--rounds N] [--json FILE] [--plot FILE] [--quick]
- *		     [--spawn-only]
+ *		     [--only=SECTION[,SECTION...]] [--spawn-only]
  *
  * Compares three configurations A/B/C-interleaved within one boot, the
  * order rotating every round: "sync" (the module loaded, enabled=0: the
@@ -30,8 +30,10 @@
  *     another, and the latency in each case (in self mode the child goes
  *     on tearing down after it woke the parent).
  *
- * --spawn-only runs 3. alone: make bench-icount runs it under QEMU's
- * -icount, where guest time counts instructions and host noise vanishes.
+ * --only runs the named sections alone (latency, parallel, spawn, cpu,
+ * wake; 5. comes with 2. and 4.). --spawn-only is --only=spawn: make
+ * bench-icount runs it under QEMU's -icount, where guest time counts
+ * instructions and host noise vanishes.
  *
  * Prints a human table on stdout, writes the same as JSON to the --json
  * FILE and the latency medians by size (anonymous memory, THP off, kill)
@@ -65,8 +67,13 @@ static const char *const kind_name[] = { "anon", "thp", "shmem", "file" };
 
 static int rounds = 7;
 static bool quick;
-/* --spawn-only: section 3 alone (make bench-icount: deterministic time) */
-static bool spawn_only;
+/* --only: the sections to run (make bench-icount: spawn alone) */
+enum section { S_LATENCY, S_PARALLEL, S_SPAWN, S_CPU, S_WAKE, NR_SECTIONS };
+static const char *const section_name[NR_SECTIONS] = {
+	"latency", "parallel", "spawn", "cpu", "wake"
+};
+static unsigned int sections = (1U << NR_SECTIONS) - 1;
+#define RUNS(sec) (sections & (1U << (sec)))
 static FILE *json;
 static int json_items;		/* items in the open JSON array */
 static unsigned long mem_total_mb;
@@ -734,6 +741,15 @@ static void bench_wake(void)
 
 	if (n > MAX_SAMPLES)
 		n = MAX_SAMPLES;
+	/* warm-up, not recorded: every path taken once (run alone: --only) */
+	for (c = 0; c < NR_CFG; c++) {
+		pid_t pid;
+
+		set_cfg(c);
+		pid = amt_hog(mb, AMT_HOG_ANON);
+		kill(pid, SIGKILL);
+		amt_reap(pid);
+	}
 	fprintf(stderr, "# wake: %d rounds\n", n);
 	for (round = 0; round < n; round++)
 		for (j = 0; j < NR_CFG; j++) {
@@ -870,21 +886,21 @@ static void report_targets(void)
 				 cfg_name[c], kind_name[r->kind], r->mb);
 			target(what, a.p99 / floor_med.med, "<=", 2.0);
 		}
-		for (i = 0; i < 2; i++) {
+		for (i = 0; i < 2 && RUNS(S_SPAWN); i++) {
 			struct ci r = ci_of(spawn_ratio[i][c - REAPER], spawn_n);
 
 			snprintf(what, sizeof(what), "%s: %s rate / unloaded (CI low end)",
 				 cfg_name[c], i ? "fork+_exit" : "fork+exec");
 			target(what, r.lo, ">=", 0.99);
 		}
-		if (spawn_only)
-			continue;
 		if (have_par8) {
 			snprintf(what, sizeof(what), "%s: M=8 all reaped / sync", cfg_name[c]);
 			target(what, par_tail[c].med / par_tail[SYNC].med, "<=", 0.02);
 			snprintf(what, sizeof(what), "%s: M=8 memory back / sync", cfg_name[c]);
 			target(what, par_back[c].med / par_back[SYNC].med, "<=", 1.1);
 		}
+		if (!RUNS(S_CPU))
+			continue;
 		snprintf(what, sizeof(what), "%s: CPU per teardown / sync, drained", cfg_name[c]);
 		target(what, cpu_ratio(cpu_d, c), "<=", 1.05);
 		if (c == REAPER) {
@@ -896,8 +912,31 @@ static void report_targets(void)
 	fprintf(json, "]");
 }
 
+/* --only=LIST: comma-separated section names */
+static void parse_only(const char *list)
+{
+	char buf[128], *name, *save = NULL;
+	int i;
+
+	snprintf(buf, sizeof(buf), "%s", list);
+	sections = 0;
+	for (name = strtok_r(buf, ",", &save); name;
+	     name = strtok_r(NULL, ",", &save)) {
+		for (i = 0; i < NR_SECTIONS; i++)
+			if (!strcmp(name, section_name[i]))
+				break;
+		if (i == NR_SECTIONS)
+			die("--only: unknown section '%s' (latency, parallel, spawn, cpu, wake)",
+			    name);
+		sections |= 1U << i;
+	}
+	if (!sections)
+		die("--only: name at least one section (latency, parallel, spawn, cpu, wake)");
+}
+
 int main(int argc, char **argv)
 {
+	char names[64] = "";
 	const char *json_path = "/tmp/bench.json", *plot_path = NULL;
 	struct utsname u;
 	uint64_t t0 = amt_now_ns();
@@ -914,10 +953,14 @@ int main(int argc, char **argv)
 			plot_path = argv[++i];
 		else if (!strcmp(argv[i], "--quick"))
 			quick = true;
+		else if (!strncmp(argv[i], "--only=", 7))
+			parse_only(argv[i] + 7);
+		else if (!strcmp(argv[i], "--only") && i + 1 < argc)
+			parse_only(argv[++i]);
 		else if (!strcmp(argv[i], "--spawn-only"))
-			spawn_only = true;
+			parse_only("spawn");
 		else
-			die("usage: exit_latency [--rounds N] [--json FILE] [--plot FILE] [--quick] [--spawn-only]");
+			die("usage: exit_latency [--rounds N] [--json FILE] [--plot FILE] [--quick] [--only=SECTION,...] [--spawn-only]");
 	}
 	if (rounds < 2 || rounds > MAX_SAMPLES)
 		die("--rounds must be 2..%d", MAX_SAMPLES);
@@ -935,31 +978,37 @@ int main(int argc, char **argv)
 	 */
 	snprintf(cap_param, sizeof(cap_param), "max_pending_pages=%lu",
 		 mem_total_mb * 256 * 3 / 4);
-	printf("=== exit_latency on Linux %s, %lu MiB, %ld CPUs; module loaded with %s; %d rounds\n",
+	for (i = 0; i < NR_SECTIONS; i++)
+		if (RUNS(i))
+			snprintf(names + strlen(names), sizeof(names) - strlen(names),
+				 "%s%s", *names ? "," : "", section_name[i]);
+	printf("=== exit_latency on Linux %s, %lu MiB, %ld CPUs; module loaded with %s; %d rounds; sections %s\n",
 	       u.release, mem_total_mb, sysconf(_SC_NPROCESSORS_ONLN),
-	       cap_param, rounds);
+	       cap_param, rounds, names);
 	fprintf(json, "{\"kernel\": \"%s\", \"mem_mb\": %lu, \"cpus\": %ld, "
 		"\"module_params\": \"%s\", \"rounds\": %d, \"quick\": %s, "
-		"\"spawn_only\": %s",
+		"\"sections\": \"%s\"",
 		u.release, mem_total_mb, sysconf(_SC_NPROCESSORS_ONLN),
-		cap_param, rounds, quick ? "true" : "false",
-		spawn_only ? "true" : "false");
+		cap_param, rounds, quick ? "true" : "false", names);
 
-	if (!spawn_only) {
+	if (RUNS(S_LATENCY))
 		bench_latency();
+	if (RUNS(S_PARALLEL))
 		bench_parallel();
-	}
-	bench_spawn();
-	if (!spawn_only) {
+	if (RUNS(S_SPAWN))
+		bench_spawn();
+	if (RUNS(S_CPU))
 		bench_cpu();
+	if (drain_cpu_s > 0) {
 		printf("\n5. drain: %.2f GiB torn down in %.2f s of reaper CPU = %.2f GiB/s\n",
 		       drain_gib, drain_cpu_s, drain_gib / drain_cpu_s);
 		fprintf(json, ",\n\"drain\": {\"gib\": %.3f, \"reaper_cpu_s\": %.3f, \"gib_per_cpu_s\": %.3f}",
 			drain_gib, drain_cpu_s, drain_gib / drain_cpu_s);
-		bench_wake();
 	}
+	if (RUNS(S_WAKE))
+		bench_wake();
 	report_targets();
-	if (plot_path && !spawn_only)
+	if (plot_path && RUNS(S_LATENCY))
 		write_plot(plot_path);
 	fprintf(json, ",\n\"elapsed_s\": %.0f}\n", (amt_now_ns() - t0) / 1e9);
 	fclose(json);

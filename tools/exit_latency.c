@@ -216,6 +216,22 @@ static uint64_t wait_mem_back(long base_kb, uint64_t t0)
 	return ns;
 }
 
+/* Not recorded: programs paged in, every configuration's path taken once. */
+static void warm_up(void)
+{
+	enum cfg c;
+
+	for (c = 0; c < NR_CFG; c++) {
+		pid_t pid;
+
+		set_cfg(c);
+		pid = spawn(256, K_ANON);
+		kill(pid, SIGKILL);
+		amt_reap(pid);
+		settle();
+	}
+}
+
 /* ---- 1. latency ---- */
 
 struct lat_row {
@@ -324,16 +340,7 @@ static void bench_latency(void)
 	add_row(K_SHMEM, quick ? 256 : 1024, false);
 	add_row(K_FILE, quick ? 256 : 1024, false);
 
-	/* warm-up, not recorded: programs paged in, every path taken once */
-	for (c = 0; c < NR_CFG; c++) {
-		pid_t pid;
-
-		set_cfg(c);
-		pid = spawn(256, K_ANON);
-		kill(pid, SIGKILL);
-		amt_reap(pid);
-		settle();
-	}
+	warm_up();
 	for (round = 0; round < 3 * rounds; round++) {
 		fprintf(stderr, "# latency: round %d of %d\n", round + 1, 3 * rounds);
 		for (j = 0; j < NR_CFG; j++) {
@@ -741,15 +748,7 @@ static void bench_wake(void)
 
 	if (n > MAX_SAMPLES)
 		n = MAX_SAMPLES;
-	/* warm-up, not recorded: every path taken once (run alone: --only) */
-	for (c = 0; c < NR_CFG; c++) {
-		pid_t pid;
-
-		set_cfg(c);
-		pid = amt_hog(mb, AMT_HOG_ANON);
-		kill(pid, SIGKILL);
-		amt_reap(pid);
-	}
+	warm_up();	/* the section may run alone (--only) */
 	fprintf(stderr, "# wake: %d rounds\n", n);
 	for (round = 0; round < n; round++)
 		for (j = 0; j < NR_CFG; j++) {

@@ -217,7 +217,7 @@ else
 	grc=0
 	(cd "$work/src" && AMT_CACHE=$top/.cache scripts/run-guest.sh -k bookworm \
 		-K "$work/dkms/$kmod.ko" -t '0[1-3]_*') > "$out" 2>>"$logf" || grc=$?
-	sed -nE 's/^(ok|not ok) - /\1 - package: dkms-built module: /p' "$out"
+	sed -nE 's/^(ok|not ok) - /\1 - package: dkms-built module: /p; /booting again$/p' "$out"
 	if [ $grc != 0 ] || grep -q '^not ok' "$out" || ! grep -q '^ok' "$out"; then
 		fail=1
 		rm -rf "$top/build/logs/check-package.guest"

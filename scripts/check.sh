@@ -56,7 +56,19 @@ if [ "${AMT_PACKAGE:-1}" = 1 ]; then
 fi
 
 # 5. The harness catches what it must (on bookworm only: this tests the
-#    harness, not the kernel).
+#    harness, not the kernel). First, on the host: the emulator-fault
+#    detector behind run-guest.sh's one re-boot matches the recorded TCG
+#    faults (tcg-*.log) and none of the real failures.
+for log in "$top"/tests/harness/logs/*.log; do
+	name=${log##*/}
+	if "$top/scripts/tcg-fault.sh" "$log"; then got=yes; else got=no; fi
+	case $name in tcg-*) want=yes ;; *) want=no ;; esac
+	if [ $got = $want ]; then
+		echo "ok - harness: tcg-fault.sh on $name: match=$got"
+	else
+		echo "not ok - harness: tcg-fault.sh on $name: match=$got, want $want"
+	fi
+done | emit
 if [ "${AMT_SELFTEST:-1}" = 1 ]; then
 	expect_fail() { # name, regex the failure must match, run-guest args...
 		local name=$1 want=$2 out
@@ -84,6 +96,17 @@ if [ "${AMT_SELFTEST:-1}" = 1 ]; then
 		-r harness-fail -t none | emit
 	expect_fail "a hung guest is killed and fails the run" \
 		"powered off in time # killed" -r harness-hang -t none -T 45 | emit
+	# Both boots simulate the fault: the first is booted again, the
+	# second is judged as it is (the simulated line is no splat).
+	out=$("$top/scripts/run-guest.sh" -k "$suite" -r harness-tcg-fault -t none 2>/dev/null)
+	rc=$?
+	n=$(echo "$out" | grep -c 'tcg-fault in the first boot.*booting again')
+	if [ $rc = 0 ] && [ "$n" = 1 ]; then
+		echo "ok - harness: a TCG fault boots the guest again, once"
+	else
+		echo "not ok - harness: a TCG fault boots the guest again, once # status $rc, $n re-boots"
+	fi | emit
+	echo "$out" | sed 's/^/# /'
 fi
 
 tap_summary

@@ -137,12 +137,21 @@ boot() {
 	elapsed=$((SECONDS - start))
 }
 boot
-# A kernel that dies before /init ran (seen once: an int3 oops in early
-# boot of sid's kernel under TCG, no module loaded yet) tested nothing of
-# ours: boot once more, keeping the first log, and say so.
+# Boot once more, keeping the first log and saying so on stdout, when the
+# first boot tested nothing of ours: the kernel died before /init ran, or
+# TCG ran stale code around a kernel text patch (scripts/tcg-fault.sh says
+# what that looks like and why it is the emulator's). Never more than once:
+# a second failure counts.
+again=''
 if ! grep -aq '^amt: kernel ' "$console" && [ ! -s "$results" ]; then
-	mv "$console" "$console.boot-failure"
-	echo "# the guest died before /init (log kept: $console.boot-failure); booting again" >&2
+	again=boot-failure
+elif [ "$accel" != kvm ] && "$top/scripts/tcg-fault.sh" "$console"; then
+	again=tcg-fault
+fi
+if [ -n "$again" ]; then
+	mv "$console" "$console.$again"
+	mv "$results" "$results.$again"
+	echo "# $KVER: $run: $again in the first boot (log kept: $console.$again); booting again"
 	boot
 fi
 

@@ -574,6 +574,13 @@ void amt_trace_start(void)
 	amt_read_file(AMT_TRACE "events/async_mm_teardown/enable", on,
 		      sizeof(on));
 	if (on[0] != '1') {
+		/*
+		 * Without record-cmd, enabling an event does not also hook
+		 * sched_switch and sched_wakeup: fewer kernel text patches,
+		 * on the hottest code, for TCG to get wrong (see
+		 * scripts/tcg-fault.sh). The tests match events by pid.
+		 */
+		amt_write_file(AMT_TRACE "options/record-cmd", "0");
 		amt_write_file(AMT_TRACE "buffer_size_kb", "1024");
 		amt_write_file(AMT_TRACE "events/async_mm_teardown/enable", "1");
 	}

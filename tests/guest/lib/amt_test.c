@@ -515,6 +515,32 @@ pid_t amt_spinner(void)
 	return pid;
 }
 
+void amt_burners_start(pid_t b[AMT_BURNERS])
+{
+	int i;
+
+	for (i = 0; i < AMT_BURNERS; i++)
+		b[i] = amt_spinner();
+}
+
+/*
+ * Stop them and wait, so that what follows has the CPUs back. The test
+ * runner kills the test's process group anyway; this is for the phases
+ * that must not run under contention (a drain would only take longer).
+ */
+void amt_burners_stop(pid_t b[AMT_BURNERS])
+{
+	int i;
+
+	for (i = 0; i < AMT_BURNERS; i++) {
+		if (b[i] <= 0)	/* never kill(0) or kill(-1) */
+			continue;
+		kill(b[i], SIGKILL);
+		waitpid(b[i], NULL, 0);
+		b[i] = 0;
+	}
+}
+
 static struct amt_child *amt_child(pid_t pid)
 {
 	int i;

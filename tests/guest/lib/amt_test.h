@@ -119,6 +119,10 @@ extern const char *amt_hog_cgroup;	 /* new hogs join this cgroup */
 extern const char *amt_hog_oom_score_adj; /* and set this oom_score_adj */
 /* A CPU burner at nice 0 (oom_score_adj -1000): contention for the reaper. */
 pid_t amt_spinner(void);
+/* One burner per vCPU of the test guest (2), started and stopped together. */
+#define AMT_BURNERS 2
+void amt_burners_start(pid_t b[AMT_BURNERS]);
+void amt_burners_stop(pid_t b[AMT_BURNERS]);	/* stopped ones are 0 */
 void amt_hog_ready(void);			  /* from a custom body */
 void amt_touch(void *p, size_t len);
 void amt_hog_exit(pid_t pid);

@@ -29,7 +29,7 @@ static long used_mb(void)
 static void run(void)
 {
 	long before = used_mb(), during;
-	pid_t spin[2] = { 0, 0 };
+	pid_t spin[AMT_BURNERS] = { 0 };
 	int round;
 
 	amt_trace_start();
@@ -41,10 +41,8 @@ static void run(void)
 	for (round = 0; round < 3; round++) {
 		pid_t pid = amt_hog_fn(body, NULL);
 
-		if (round == 1) {
-			spin[0] = amt_spinner();
-			spin[1] = amt_spinner();
-		}
+		if (round == 1)
+			amt_burners_start(spin);
 
 		during = used_mb();
 		amt_assert(during - before >= FILE_MB - 8,
@@ -64,10 +62,7 @@ static void run(void)
 			   "round %d: tmpfs still holds %ld MiB after the drain",
 			   round, used_mb() - before);
 	}
-	kill(spin[0], SIGKILL);
-	kill(spin[1], SIGKILL);
-	waitpid(spin[0], NULL, 0);
-	waitpid(spin[1], NULL, 0);
+	amt_burners_stop(spin);
 }
 
 AMT_TEST_BOTH("unlink_while_mapped", "an unlinked tmpfs file mapped by a deferred process gives its space back once reaped", 600, run)

@@ -11,7 +11,7 @@
 static void run(void)
 {
 	long total_mb = amt_mem_total_kb() / 1024, d0, f0, k0, s0;
-	pid_t pids[N], spin[2], eater;
+	pid_t pids[N], spin[AMT_BURNERS], eater;
 	char v[32];
 	int i, st;
 
@@ -21,8 +21,7 @@ static void run(void)
 	for (i = 0; i < N; i++)
 		pids[i] = amt_hog(total_mb / 6, AMT_HOG_ANON);
 	/* Starve the nice-19 reaper so the backlog is still there. */
-	spin[0] = amt_spinner();
-	spin[1] = amt_spinner();
+	amt_burners_start(spin);
 	for (i = 0; i < N; i++)
 		kill(pids[i], SIGKILL);
 	for (i = 0; i < N; i++)
@@ -44,10 +43,7 @@ static void run(void)
 	if (eater)
 		st = amt_reap(eater), amt_fail("the eater survived (status %#x)", st);
 	amt_assert(amt_vmstat("oom_kill") > k0, "the OOM killer did not fire");
-	kill(spin[0], SIGKILL);
-	kill(spin[1], SIGKILL);
-	waitpid(spin[0], NULL, 0);
-	waitpid(spin[1], NULL, 0);
+	amt_burners_stop(spin);
 	amt_assert(!amt_drain(60000), "drain failed");
 	amt_stats_note();
 	/*

@@ -21,12 +21,11 @@ static struct result stress(unsigned long mb)
 {
 	long k0 = amt_vmstat("oom_kill");
 	struct result r = { 0 };
-	pid_t slot[SLOTS] = { 0 }, spin[2];
+	pid_t slot[SLOTS] = { 0 }, spin[AMT_BURNERS];
 	int i, s;
 
 	/* A busy machine while respawning: the nice-19 reaper gets little CPU. */
-	spin[0] = amt_spinner();
-	spin[1] = amt_spinner();
+	amt_burners_start(spin);
 	amt_hog_oom_score_adj = "1000";
 	for (i = 0; i < ROUNDS; i++) {
 		for (s = 0; s < SLOTS; s++) {
@@ -47,10 +46,7 @@ static struct result stress(unsigned long mb)
 	 * reaper at ~1.5 % of a CPU for the whole drain (minutes on the
 	 * debug kernel), which tests nothing more.
 	 */
-	for (s = 0; s < 2; s++) {
-		kill(spin[s], SIGKILL);
-		waitpid(spin[s], NULL, 0);
-	}
+	amt_burners_stop(spin);
 	amt_assert(!amt_drain(60000), "drain failed");
 	r.kills = amt_vmstat("oom_kill") - k0;
 	return r;

@@ -16,12 +16,11 @@
 static long stress(const char *cg)
 {
 	long k0 = amt_cgroup_get(cg, "memory.events", "oom_kill");
-	pid_t cur = 0, spin[2];
+	pid_t cur = 0, spin[AMT_BURNERS];
 	int i;
 
 	/* A busy machine while respawning: the nice-19 reaper gets little CPU. */
-	spin[0] = amt_spinner();
-	spin[1] = amt_spinner();
+	amt_burners_start(spin);
 	amt_hog_cgroup = cg;
 	amt_hog_oom_score_adj = "0";	/* we are -1000: let them be killable */
 	for (i = 0; i < ROUNDS; i++) {
@@ -34,10 +33,7 @@ static long stress(const char *cg)
 	amt_hog_cgroup = NULL;
 	amt_hog_oom_score_adj = NULL;
 	/* not through the drain: the reaper at ~1.5 % of a CPU tests nothing */
-	for (i = 0; i < 2; i++) {
-		kill(spin[i], SIGKILL);
-		waitpid(spin[i], NULL, 0);
-	}
+	amt_burners_stop(spin);
 	amt_assert(!amt_drain(60000), "drain failed");
 	return amt_cgroup_get(cg, "memory.events", "oom_kill") - k0;
 }

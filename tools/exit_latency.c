@@ -857,7 +857,9 @@ static void report_targets(void)
 	struct dist floor_med = f ? dist_of(f->lat[SYNC], f->n) : (struct dist){ 0 };
 	int i, c;
 
-	printf("\nTargets (issue 5), per mode:\n");
+	/* section 6 (wake) has no target of its own */
+	if (sections & ~(1U << S_WAKE))
+		printf("\nTargets (issue 5), per mode:\n");
 	json_array("targets");
 	for (c = REAPER; c <= SELF; c++) {
 		char what[128];
@@ -911,6 +913,18 @@ static void report_targets(void)
 	fprintf(json, "]");
 }
 
+/* "latency, parallel, ...": the names --only accepts, for its errors */
+static const char *section_names(void)
+{
+	static char all[96];
+	int i;
+
+	for (i = 0; i < NR_SECTIONS; i++)
+		snprintf(all + strlen(all), sizeof(all) - strlen(all), "%s%s",
+			 i ? ", " : "", section_name[i]);
+	return all;
+}
+
 /* --only=LIST: comma-separated section names */
 static void parse_only(const char *list)
 {
@@ -925,12 +939,12 @@ static void parse_only(const char *list)
 			if (!strcmp(name, section_name[i]))
 				break;
 		if (i == NR_SECTIONS)
-			die("--only: unknown section '%s' (latency, parallel, spawn, cpu, wake)",
-			    name);
+			die("--only: unknown section '%s' (%s)", name,
+			    section_names());
 		sections |= 1U << i;
 	}
 	if (!sections)
-		die("--only: name at least one section (latency, parallel, spawn, cpu, wake)");
+		die("--only: name at least one section (%s)", section_names());
 }
 
 int main(int argc, char **argv)

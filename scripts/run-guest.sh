@@ -138,10 +138,10 @@ boot() {
 }
 boot
 # Boot once more, keeping the first log and saying so on stdout, when the
-# first boot tested nothing of ours: the kernel died before /init ran, or
-# TCG ran stale code around a kernel text patch (scripts/tcg-fault.sh says
-# what that looks like and why it is the emulator's). Never more than once:
-# a second failure counts.
+# first boot failed for a reason not ours: the kernel died before /init
+# ran, or TCG ran stale code around a kernel text patch (scripts/tcg-fault.sh
+# says what that looks like and why it is the emulator's). Never more than
+# once: a second failure counts.
 again=''
 if ! grep -aq '^amt: kernel ' "$console" && [ ! -s "$results" ]; then
 	again=boot-failure

@@ -72,7 +72,8 @@ enum section { S_LATENCY, S_PARALLEL, S_SPAWN, S_CPU, S_WAKE, NR_SECTIONS };
 static const char *const section_name[NR_SECTIONS] = {
 	"latency", "parallel", "spawn", "cpu", "wake"
 };
-static unsigned int sections = (1U << NR_SECTIONS) - 1;
+#define ALL_SECTIONS ((1U << NR_SECTIONS) - 1)
+static unsigned int sections = ALL_SECTIONS;
 #define RUNS(sec) (sections & (1U << (sec)))
 static FILE *json;
 static int json_items;		/* items in the open JSON array */
@@ -913,24 +914,26 @@ static void report_targets(void)
 	fprintf(json, "]");
 }
 
-/* "latency, parallel, ...": the names --only accepts, for its errors */
-static const char *section_names(void)
+/* The names of the sections in MASK, joined by SEP, in BUF. */
+static void section_list(unsigned int mask, const char *sep, char *buf,
+			 size_t size)
 {
-	static char all[96];
 	int i;
 
+	*buf = 0;
 	for (i = 0; i < NR_SECTIONS; i++)
-		snprintf(all + strlen(all), sizeof(all) - strlen(all), "%s%s",
-			 i ? ", " : "", section_name[i]);
-	return all;
+		if (mask & (1U << i))
+			snprintf(buf + strlen(buf), size - strlen(buf), "%s%s",
+				 *buf ? sep : "", section_name[i]);
 }
 
 /* --only=LIST: comma-separated section names */
 static void parse_only(const char *list)
 {
-	char buf[128], *name, *save = NULL;
+	char buf[128], all[96], *name, *save = NULL;
 	int i;
 
+	section_list(ALL_SECTIONS, ", ", all, sizeof(all));
 	snprintf(buf, sizeof(buf), "%s", list);
 	sections = 0;
 	for (name = strtok_r(buf, ",", &save); name;
@@ -939,12 +942,11 @@ static void parse_only(const char *list)
 			if (!strcmp(name, section_name[i]))
 				break;
 		if (i == NR_SECTIONS)
-			die("--only: unknown section '%s' (%s)", name,
-			    section_names());
+			die("--only: unknown section '%s' (%s)", name, all);
 		sections |= 1U << i;
 	}
 	if (!sections)
-		die("--only: name at least one section (%s)", section_names());
+		die("--only: name at least one section (%s)", all);
 }
 
 int main(int argc, char **argv)
@@ -991,10 +993,7 @@ int main(int argc, char **argv)
 	 */
 	snprintf(cap_param, sizeof(cap_param), "max_pending_pages=%lu",
 		 mem_total_mb * 256 * 3 / 4);
-	for (i = 0; i < NR_SECTIONS; i++)
-		if (RUNS(i))
-			snprintf(names + strlen(names), sizeof(names) - strlen(names),
-				 "%s%s", *names ? "," : "", section_name[i]);
+	section_list(sections, ",", names, sizeof(names));
 	printf("=== exit_latency on Linux %s, %lu MiB, %ld CPUs; module loaded with %s; %d rounds; sections %s\n",
 	       u.release, mem_total_mb, sysconf(_SC_NPROCESSORS_ONLN),
 	       cap_param, rounds, names);

@@ -500,7 +500,8 @@ pid_t amt_hog_try(unsigned long mb, enum amt_hog_kind kind)
 	return amt_hog_spawn(amt_hog_body, (void *)((mb << 4) | kind), true);
 }
 
-pid_t amt_spinner(void)
+/* A CPU burner at nice 0 (oom_score_adj -1000): contention for the reaper. */
+static pid_t amt_spinner(void)
 {
 	pid_t pid = fork();
 

@@ -117,9 +117,10 @@ pid_t amt_hog_fn(void (*fn)(void *), void *arg); /* custom child body */
 pid_t amt_hog_try(unsigned long mb, enum amt_hog_kind kind);
 extern const char *amt_hog_cgroup;	 /* new hogs join this cgroup */
 extern const char *amt_hog_oom_score_adj; /* and set this oom_score_adj */
-/* A CPU burner at nice 0 (oom_score_adj -1000): contention for the reaper. */
-pid_t amt_spinner(void);
-/* One burner per vCPU of the test guest (2), started and stopped together. */
+/*
+ * CPU burners at nice 0 (oom_score_adj -1000), one per vCPU of the test
+ * guest (2), started and stopped together: contention for the reaper.
+ */
 #define AMT_BURNERS 2
 void amt_burners_start(pid_t b[AMT_BURNERS]);
 void amt_burners_stop(pid_t b[AMT_BURNERS]);	/* stopped ones are 0 */

@@ -52,6 +52,8 @@ void amt_reaper_stop(void);
 bool amt_reaper_charge(unsigned long pages);
 void amt_reaper_uncharge(unsigned long pages);
 void amt_reaper_queue(struct amt_entry *e);
+void amt_reaper_queue_exit(struct amt_entry *e);
+bool amt_reaper_wake_owed(void);
 int amt_reaper_drain(unsigned int timeout_ms);
 struct task_struct *amt_reaper_task(void);
 long amt_pending_mms(void);
@@ -97,6 +99,7 @@ enum amt_stat {
 	AMT_STAT_SELF_DONE,		/* mms torn down by their own task */
 	AMT_STAT_SELF_NS,		/* the time those teardowns took */
 	AMT_STAT_SELF_MEMPOLICY,	/* self mode impossible: a mempolicy */
+	AMT_STAT_WAKE_FALLBACK,		/* reaper woken by the bound, not the exit */
 	AMT_NR_STATS,
 };
 

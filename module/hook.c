@@ -144,7 +144,7 @@ deferred:
 	amt_stat_inc(AMT_DEFER);
 	trace_mm_reaper_queue(current, facts.rss, numa_node_id());
 	if (e)
-		amt_reaper_queue(e);
+		amt_reaper_queue_exit(e);
 	return true;
 sync:
 	amt_stat_inc(v);

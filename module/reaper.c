@@ -16,6 +16,7 @@
 #include <linux/slab.h>
 #include <linux/topology.h>
 #include <linux/wait.h>
+#include <linux/workqueue.h>
 #include "amt.h"
 #include "amt_trace.h"
 
@@ -47,6 +48,19 @@ static void amt_set_boost(struct task_struct *t, bool on)
 	spin_unlock(&amt_boost_lock);
 }
 static struct task_struct *amt_reaper;
+
+/*
+ * Exits queued without a wake-up. Woken at once, the reaper would take the
+ * idle CPU while the dying task still runs towards exit_notify(), and the
+ * parent, woken there, would queue behind one or the other. So an exit
+ * queues quietly and the reaper is woken from self.c's hook, which every
+ * exiting task reaches right after exit_notify(). The work item bounds the
+ * delay for a task that stalls in between (closing files, say).
+ */
+static atomic_t amt_wake_owed = ATOMIC_INIT(0);
+#define AMT_WAKE_LATE_MAX	(HZ / 10)
+static void amt_wake_late_fn(struct work_struct *w);
+static DECLARE_DELAYED_WORK(amt_wake_late_work, amt_wake_late_fn);
 
 static atomic_long_t amt_pending_pages_cnt = ATOMIC_LONG_INIT(0);
 static atomic_long_t amt_pending_mms_cnt = ATOMIC_LONG_INIT(0);
@@ -107,11 +121,7 @@ void amt_reaper_uncharge(unsigned long pages)
 	AMT_CHECK(left >= 0);
 }
 
-/**
- * amt_reaper_queue() - hand an entry (and its mm reference) to the reaper
- * @e: the entry; the reaper owns and frees it from now on
- */
-void amt_reaper_queue(struct amt_entry *e)
+static void amt_reaper_add(struct amt_entry *e)
 {
 	/* the queued reference is a live one (the task's last, normally) */
 	AMT_CHECK(!e->mm || atomic_read(&e->mm->mm_users) > 0);
@@ -119,7 +129,56 @@ void amt_reaper_queue(struct amt_entry *e)
 		atomic_long_inc(&amt_pending_mms_cnt);
 	/* llist_add() is a full barrier: the reaper sees a complete entry. */
 	llist_add(&e->llnode, &amt_queue);
+}
+
+/**
+ * amt_reaper_queue() - hand an entry (and its mm reference) to the reaper
+ * @e: the entry; the reaper owns and frees it from now on
+ */
+void amt_reaper_queue(struct amt_entry *e)
+{
+	amt_reaper_add(e);
 	wake_up(&amt_reaper_wq);
+}
+
+/**
+ * amt_reaper_queue_exit() - queue the exiting task's mm, wake the reaper later
+ * @e: the entry; the reaper owns and frees it from now on
+ *
+ * Called from exit_mm(). The wake-up comes after exit_notify() (see
+ * amt_wake_owed), at once if self.c's hook is missing.
+ */
+void amt_reaper_queue_exit(struct amt_entry *e)
+{
+	if (!amt_self_available()) {
+		amt_reaper_queue(e);
+		return;
+	}
+	amt_reaper_add(e);
+	/* After llist_add(): whoever takes this count sees the entry. */
+	if (atomic_inc_return(&amt_wake_owed) == 1)
+		schedule_delayed_work(&amt_wake_late_work, AMT_WAKE_LATE_MAX);
+}
+
+/**
+ * amt_reaper_wake_owed() - wake the reaper for exits queued quietly
+ *
+ * Context: any, also an ftrace callback; never sleeps.
+ *
+ * Return: true if a wake-up was owed.
+ */
+bool amt_reaper_wake_owed(void)
+{
+	if (!atomic_read(&amt_wake_owed) || !atomic_xchg(&amt_wake_owed, 0))
+		return false;
+	wake_up(&amt_reaper_wq);
+	return true;
+}
+
+static void amt_wake_late_fn(struct work_struct *w)
+{
+	if (amt_reaper_wake_owed())
+		amt_stat_inc(AMT_STAT_WAKE_FALLBACK);
 }
 
 static unsigned long amt_progress(void)
@@ -334,6 +393,8 @@ int amt_reaper_start(void)
  */
 void amt_reaper_stop(void)
 {
+	/* kthread_stop() wakes the reaper; the work item must not outlive us */
+	cancel_delayed_work_sync(&amt_wake_late_work);
 	kthread_stop(amt_reaper);
 	amt_reaper = NULL;
 	WARN_ON_ONCE(!llist_empty(&amt_queue));

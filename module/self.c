@@ -17,6 +17,10 @@
  * mempolicy never gets a record: __mpol_put() is not exported, so the
  * redirect could not replace the original; it takes the reaper instead.
  *
+ * In reaper mode the same hook wakes the mm_reaper for exits queued since
+ * the last wake-up (amt_reaper_wake_owed()), so that it does not compete
+ * with the parent for a CPU before exit_notify().
+ *
  * Copyright (C) 2026 The async_mm_teardown authors.
  */
 #include <linux/ftrace.h>
@@ -128,21 +132,25 @@ static void notrace amt_mpol_ftrace(unsigned long ip, unsigned long parent_ip,
 	struct task_struct *tsk = current;
 	int bit;
 
-	/* Almost always: no task is waiting to tear its mm down. */
-	if (likely(!atomic_read(&amt_self_pending)))
-		return;
 	/*
-	 * do_exit()'s own call, after exit_notify(): exit_state is set.
-	 * With a mempolicy the original must run (we never stash then).
+	 * do_exit()'s own call, after exit_notify(): exit_state is set. The
+	 * parent has been woken, so now the reaper may be (reaper.c).
 	 */
-	if (!tsk->exit_state || tsk->mempolicy ||
-	    (struct task_struct *)amt_fregs_arg0(fregs) != tsk)
+	if (!tsk->exit_state)
 		return;
 	bit = ftrace_test_recursion_trylock(ip, parent_ip);
 	if (bit < 0)
 		return;
-	this_cpu_inc(amt_self_inflight);
-	amt_fregs_set_ip(fregs, (unsigned long)amt_self_teardown);
+	amt_reaper_wake_owed();
+	/*
+	 * Almost always: no task is waiting to tear its mm down. With a
+	 * mempolicy the original must run (we never stash then).
+	 */
+	if (atomic_read(&amt_self_pending) && !tsk->mempolicy &&
+	    (struct task_struct *)amt_fregs_arg0(fregs) == tsk) {
+		this_cpu_inc(amt_self_inflight);
+		amt_fregs_set_ip(fregs, (unsigned long)amt_self_teardown);
+	}
 	ftrace_test_recursion_unlock(bit);
 }
 

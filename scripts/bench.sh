@@ -12,7 +12,10 @@
 # QEMU's -icount, where guest time counts instructions: a cost of a fraction
 # of a percent shows through, which host noise hides in a normal run),
 # AMT_BENCH_ONLY=SECTION[,SECTION] (some of latency, parallel, spawn, cpu,
-# wake: those sections alone).
+# wake: those sections alone), AMT_BENCH_SETTLE_MS (idle time after each
+# insmod/rmmod of the small-process loops before they are timed; default
+# 300, under -icount 12000: idle guest time is free there, and the first
+# round after boot ran at half speed with 300, see docs/benchmarks.md).
 # Writes bench/results/<kernel>.{txt,json,dat,svg} (-icount, AMT_BENCH_ONLY:
 # <kernel>-icount.{txt,json}, <kernel>-<sections>.{txt,json}, no plot); the
 # .svg needs gnuplot (installed here if missing). vCPU
@@ -27,10 +30,18 @@ append="amt_rounds=$rounds"
 icount=${AMT_BENCH_ICOUNT:-0} how=(-P) tag=''
 only=${AMT_BENCH_ONLY:-}
 accel=$([ -w /dev/kvm ] && echo KVM || echo TCG)
+settle=${AMT_BENCH_SETTLE_MS:-}
 if [ "$icount" != 0 ]; then
 	how=(-I) tag=-icount accel='TCG -icount (run-guest.sh -I)'
 	only=${only:-spawn}
+	settle=${settle:-12000}
 fi
+case $settle in
+''|[0-9]|[0-9][0-9]|[0-9][0-9][0-9]|[0-9][0-9][0-9][0-9]|[1-5][0-9][0-9][0-9][0-9]|60000) ;;
+*) echo "bench: AMT_BENCH_SETTLE_MS='$settle': give milliseconds, 0 to 60000" >&2
+   exit 2 ;;
+esac
+[ -z "$settle" ] || append+=" amt_settle=--spawn-settle=$settle"
 if [ -n "${AMT_BENCH_ONLY:-}" ]; then
 	IFS=, read -ra names <<< "$only,"
 	for name in "${names[@]:-}"; do

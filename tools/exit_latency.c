@@ -5,6 +5,7 @@
  *
  *	exit_latency [--rounds N] [--json FILE] [--plot FILE] [--quick]
  *		     [--only=SECTION[,SECTION...]] [--spawn-only]
+ *		     [--spawn-settle MS]
  *
  * Compares three configurations A/B/C-interleaved within one boot, the
  * order rotating every round: "sync" (the module loaded, enabled=0: the
@@ -33,7 +34,11 @@
  * --only runs the named sections alone (latency, parallel, spawn, cpu,
  * wake; 5. comes with 2. and 4.). --spawn-only is --only=spawn: make
  * bench-icount runs it under QEMU's -icount, where guest time counts
- * instructions and host noise vanishes.
+ * instructions and host noise vanishes. --spawn-settle is the idle time
+ * after each insmod or rmmod of 3. before its loops are timed (default
+ * 300 ms; make bench-icount, where idle time costs no host time, uses
+ * 12 s: right after boot the loops ran at half speed for a while, see
+ * docs/benchmarks.md).
  *
  * Prints a human table on stdout, writes the same as JSON to the --json
  * FILE and the latency medians by size (anonymous memory, THP off, kill)
@@ -67,6 +72,7 @@ static const char *const kind_name[] = { "anon", "thp", "shmem", "file" };
 
 static int rounds = 7;
 static bool quick;
+static int spawn_settle_ms = 300;
 /* --only: the sections to run (make bench-icount: spawn alone) */
 enum section { S_LATENCY, S_PARALLEL, S_SPAWN, S_CPU, S_WAKE, NR_SECTIONS };
 static const char *const section_name[NR_SECTIONS] = {
@@ -541,18 +547,23 @@ static void bench_spawn(void)
 			 * (RCU callbacks, freeing the module, ftrace's
 			 * trampoline) finish before the loop is timed.
 			 */
-			usleep(300000);
+			usleep(spawn_settle_ms * 1000);
 			for (l = 0; l < 2; l++)
 				rate[c][l] = spawn_rate(l == 0, iters);
 		}
+		/* per round, on the console log: where a spread comes from */
+		fprintf(stderr, "# spawn round %d (first: %s): exec %.0f %.0f %.0f, _exit %.0f %.0f %.0f /s (not loaded, reaper, self)\n",
+			round, round % 3 ? cfg_name[round % 3] : "not loaded",
+			rate[0][0], rate[1][0], rate[2][0],
+			rate[0][1], rate[1][1], rate[2][1]);
 		for (l = 0; l < 2; l++) {
 			spawn_base[l][round] = rate[0][l];
 			spawn_ratio[l][0][round] = rate[1][l] / rate[0][l];
 			spawn_ratio[l][1][round] = rate[2][l] / rate[0][l];
 		}
 	}
-	printf("\n3. small processes: loaded rate / not-loaded rate, mean [95%% CI] over %d interleaved rounds of %d\n",
-	       n, iters);
+	printf("\n3. small processes: loaded rate / not-loaded rate, mean [95%% CI] over %d interleaved rounds of %d, %d ms idle after each (un)load\n",
+	       n, iters, spawn_settle_ms);
 	json_array("spawn");
 	for (l = 0; l < 2; l++) {
 		struct ci base = ci_of(spawn_base[l], n);
@@ -564,10 +575,11 @@ static void bench_spawn(void)
 		       s.lo, s.hi);
 		json_item();
 		fprintf(json, "\"loop\": \"%s\", \"rounds\": %d, \"iterations\": %d, "
-			"\"unloaded_per_s\": %.1f, "
+			"\"settle_ms\": %d, \"unloaded_per_s\": %.1f, "
 			"\"reaper_ratio\": {\"mean\": %.4f, \"ci95\": [%.4f, %.4f]}, "
 			"\"self_ratio\": {\"mean\": %.4f, \"ci95\": [%.4f, %.4f]}}",
-			loop_name[l], n, iters, base.mean, r.mean, r.lo, r.hi,
+			loop_name[l], n, iters, spawn_settle_ms, base.mean,
+			r.mean, r.lo, r.hi,
 			s.mean, s.lo, s.hi);
 	}
 	fprintf(json, "]");
@@ -974,11 +986,17 @@ int main(int argc, char **argv)
 			parse_only(argv[++i]);
 		else if (!strcmp(argv[i], "--spawn-only"))
 			parse_only("spawn");
+		else if (!strncmp(argv[i], "--spawn-settle=", 15))
+			spawn_settle_ms = atoi(argv[i] + 15);
+		else if (!strcmp(argv[i], "--spawn-settle") && i + 1 < argc)
+			spawn_settle_ms = atoi(argv[++i]);
 		else
-			die("usage: exit_latency [--rounds N] [--json FILE] [--plot FILE] [--quick] [--only=SECTION,...] [--spawn-only]");
+			die("usage: exit_latency [--rounds N] [--json FILE] [--plot FILE] [--quick] [--only=SECTION,...] [--spawn-only] [--spawn-settle MS]");
 	}
 	if (rounds < 2 || rounds > MAX_SAMPLES)
 		die("--rounds must be 2..%d", MAX_SAMPLES);
+	if (spawn_settle_ms < 0 || spawn_settle_ms > 60000)
+		die("--spawn-settle must be 0..60000 (ms)");
 	if (quick)
 		rounds = 2;
 	json = fopen(json_path, "w");

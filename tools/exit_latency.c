@@ -194,6 +194,22 @@ static uint64_t reaper_cpu_ns(void)
 	return pid > 0 ? task_cpu_ns(pid) : 0;
 }
 
+/* How often the reaper was preempted so far (/proc/PID/status). */
+static long reaper_preemptions(void)
+{
+	static const char key[] = "nonvoluntary_ctxt_switches:";
+	long pid = amt_stat("reaper_pid"), n = 0;
+	char path[64], buf[4096], *p;
+
+	snprintf(path, sizeof(path), "/proc/%ld/status", pid);
+	if (pid > 0 && amt_read_file(path, buf, sizeof(buf)) > 0) {
+		p = strstr(buf, key);
+		if (p)
+			n = strtol(p + sizeof(key) - 1, NULL, 10);
+	}
+	return n;
+}
+
 static void file_body(void *arg)
 {
 	amt_map_tmpfs("/tmp/bench-file", (unsigned long)arg, true);
@@ -596,6 +612,7 @@ static uint64_t cg_usage_ns(void)
 
 struct cpu_res {
 	double child_ms, reaper_ms;	/* per teardown */
+	double preempted;		/* the reaper, per teardown */
 };
 
 /*
@@ -607,6 +624,7 @@ struct cpu_res {
 static struct cpu_res cpu_drained(enum cfg c, int n, unsigned long mb)
 {
 	uint64_t cg = 0, rp = 0;
+	long pre = 0;
 	struct cpu_res r;
 	int i;
 
@@ -614,15 +632,18 @@ static struct cpu_res cpu_drained(enum cfg c, int n, unsigned long mb)
 	for (i = 0; i < n; i++) {
 		pid_t pid = amt_hog(mb, AMT_HOG_ANON);
 		uint64_t u0 = cg_usage_ns(), r0 = reaper_cpu_ns();
+		long p0 = reaper_preemptions();
 
 		kill(pid, SIGKILL);
 		amt_reap(pid);
 		settle();
 		cg += cg_usage_ns() - u0;
 		rp += reaper_cpu_ns() - r0;
+		pre += reaper_preemptions() - p0;
 	}
 	r.child_ms = cg / 1e6 / n;
 	r.reaper_ms = rp / 1e6 / n;
+	r.preempted = (double)pre / n;
 	return r;
 }
 
@@ -636,10 +657,12 @@ static struct cpu_res cpu_overlap(enum cfg c, int n, unsigned long mb)
 {
 	uint64_t ex = 0, r0;
 	struct cpu_res r;
+	long p0;
 	int i;
 
 	set_cfg(c);
 	r0 = reaper_cpu_ns();
+	p0 = reaper_preemptions();
 	for (i = 0; i < n; i++) {
 		pid_t pid = amt_hog(mb, AMT_HOG_ANON);
 		uint64_t before = task_cpu_ns(pid);
@@ -656,10 +679,23 @@ static struct cpu_res cpu_overlap(enum cfg c, int n, unsigned long mb)
 	settle();
 	r.child_ms = ex / 1e6 / n;
 	r.reaper_ms = (reaper_cpu_ns() - r0) / 1e6 / n;
+	r.preempted = (double)(reaper_preemptions() - p0) / n;
 	return r;
 }
 
 static struct cpu_res cpu_d[NR_CFG], cpu_o[2];
+
+/* Reaper mode: how often the reaper lost its CPU mid-teardown. */
+static const char *preempted_note(const struct cpu_res *r, enum cfg c)
+{
+	static char buf[64];
+
+	if (c != REAPER)
+		return "";
+	snprintf(buf, sizeof(buf), ", reaper preempted %.1fx per teardown",
+		 r->preempted);
+	return buf;
+}
 
 static double cpu_ratio(const struct cpu_res *r, enum cfg c)
 {
@@ -685,6 +721,7 @@ static void bench_cpu(void)
 
 			d[k].child_ms += x.child_ms / nr;
 			d[k].reaper_ms += x.reaper_ms / nr;
+			d[k].preempted += x.preempted / nr;
 		}
 		for (c = 0; c < 2; c++) {
 			enum cfg k = (round + c) % 2 ? REAPER : SYNC;
@@ -692,6 +729,7 @@ static void bench_cpu(void)
 
 			o[k].child_ms += x.child_ms / nr;
 			o[k].reaper_ms += x.reaper_ms / nr;
+			o[k].preempted += x.preempted / nr;
 		}
 	}
 	amt_hog_cgroup = NULL;
@@ -700,21 +738,25 @@ static void bench_cpu(void)
 	printf("\n4. CPU per %lu MiB teardown, ms (mean of %d x %d): exit path in the child's cgroup + mm_reaper\n",
 	       mb, nr, n);
 	for (c = 0; c < NR_CFG; c++)
-		printf("drained      %-6s child %7.1f + reaper %7.1f = %7.1f  (%.3fx sync)\n",
+		printf("drained      %-6s child %7.1f + reaper %7.1f = %7.1f  (%.3fx sync)%s\n",
 		       cfg_name[c], d[c].child_ms, d[c].reaper_ms,
-		       d[c].child_ms + d[c].reaper_ms, cpu_ratio(d, c));
+		       d[c].child_ms + d[c].reaper_ms, cpu_ratio(d, c),
+		       preempted_note(&d[c], c));
 	for (c = 0; c < 2; c++)
-		printf("back-to-back %-6s child %7.1f + reaper %7.1f = %7.1f  (%.3fx sync)\n",
+		printf("back-to-back %-6s child %7.1f + reaper %7.1f = %7.1f  (%.3fx sync)%s\n",
 		       cfg_name[c], o[c].child_ms, o[c].reaper_ms,
-		       o[c].child_ms + o[c].reaper_ms, cpu_ratio(o, c));
+		       o[c].child_ms + o[c].reaper_ms, cpu_ratio(o, c),
+		       preempted_note(&o[c], c));
 	fprintf(json, ",\n\"cpu\": {\"size_mb\": %lu, \"teardowns\": %d, \"rounds\": %d",
 		mb, n, nr);
 	for (c = 0; c < NR_CFG; c++)
-		fprintf(json, ",\n  \"drained_%s\": {\"child_ms\": %.3f, \"reaper_ms\": %.3f}",
-			cfg_name[c], d[c].child_ms, d[c].reaper_ms);
+		fprintf(json, ",\n  \"drained_%s\": {\"child_ms\": %.3f, \"reaper_ms\": %.3f, \"reaper_preempted\": %.2f}",
+			cfg_name[c], d[c].child_ms, d[c].reaper_ms,
+			d[c].preempted);
 	for (c = 0; c < 2; c++)
-		fprintf(json, ",\n  \"overlap_%s\": {\"child_ms\": %.3f, \"reaper_ms\": %.3f}",
-			cfg_name[c], o[c].child_ms, o[c].reaper_ms);
+		fprintf(json, ",\n  \"overlap_%s\": {\"child_ms\": %.3f, \"reaper_ms\": %.3f, \"reaper_preempted\": %.2f}",
+			cfg_name[c], o[c].child_ms, o[c].reaper_ms,
+			o[c].preempted);
 	fprintf(json, "}");
 	drain_gib += nr * n * mb / 1024.0;
 	drain_cpu_s += nr * n * d[REAPER].reaper_ms / 1e3;

@@ -156,8 +156,14 @@ void amt_reaper_queue_exit(struct amt_entry *e)
 	}
 	amt_reaper_add(e);
 	/* After llist_add(): whoever takes this count sees the entry. */
-	if (atomic_inc_return(&amt_wake_owed) == 1)
+	if (atomic_inc_return(&amt_wake_owed) == 1) {
+		/*
+		 * The bound runs from the first unpaid queueing, not from an
+		 * earlier one whose debt was paid: re-arm a pending timer.
+		 */
+		cancel_delayed_work(&amt_wake_late_work);
 		schedule_delayed_work(&amt_wake_late_work, AMT_WAKE_LATE_MAX);
+	}
 }
 
 /**

@@ -100,6 +100,7 @@ enum amt_stat {
 	AMT_STAT_SELF_NS,		/* the time those teardowns took */
 	AMT_STAT_SELF_MEMPOLICY,	/* self mode impossible: a mempolicy */
 	AMT_STAT_WAKE_FALLBACK,		/* reaper woken by the bound, not the exit */
+	AMT_STAT_NOT_LAST,		/* exit drops that left another mm user */
 	AMT_NR_STATS,
 };
 

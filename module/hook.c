@@ -159,16 +159,18 @@ static void amt_mmput_exit(struct mm_struct *mm)
 {
 	might_sleep();
 	/*
-	 * Other threads of the process (or get_task_mm() holders) still use
-	 * the mm: drop our reference as mmput() would, without a teardown.
+	 * Other threads of the process, or a temporary holder (a /proc
+	 * reader, MGLRU's aging walk), still use the mm: drop our
+	 * reference as mmput() would, and the last holder tears down.
 	 * Deciding with add_unless makes "last" exact between threads that
 	 * exit concurrently; a later mmget_not_zero() by khugepaged, ksm or
 	 * swapoff only means that whoever drops last tears down.
 	 */
-	if (!atomic_add_unless(&mm->mm_users, -1, 1))
-		/* We hold the last reference: defer, or the real mmput(). */
-		if (!amt_try_defer(mm))
-			mmput(mm); /* called from module text: not redirected */
+	if (atomic_add_unless(&mm->mm_users, -1, 1))
+		amt_stat_inc(AMT_STAT_NOT_LAST);
+	/* We held the last reference: defer, or the real mmput(). */
+	else if (!amt_try_defer(mm))
+		mmput(mm); /* called from module text: not redirected */
 	this_cpu_dec(amt_inflight);
 }
 

@@ -43,13 +43,14 @@ static void body(void *unused)
 
 static void run(void)
 {
-	long q0, r0;
+	long q0, r0, n0;
 	int round;
 
 	for (round = 0; round < 5; round++) {
 		pid_t pid;
 
 		q0 = amt_stat("queued");
+		n0 = amt_stat("exit_not_last");
 		r0 = amt_torn_down();
 		amt_trace_start();
 		pid = amt_hog_fn(body, NULL);
@@ -63,6 +64,10 @@ static void run(void)
 			   amt_torn_down() - r0 == 1,
 			   "round %d: queued +%ld reaped +%ld, want +1 +1", round,
 			   amt_stat("queued") - q0, amt_torn_down() - r0);
+		/* every other thread found the mm still in use */
+		amt_assert(amt_stat("exit_not_last") - n0 == NTHREADS,
+			   "round %d: exit_not_last +%ld, want +%d", round,
+			   amt_stat("exit_not_last") - n0, NTHREADS);
 	}
 }
 

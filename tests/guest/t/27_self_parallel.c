@@ -50,16 +50,32 @@ static void run(void)
 		for (j = 0; j < NR; j++) {
 			int c = (r + j) % NR;
 			long done = amt_stat("self_done"), reaped = amt_stat("reaped");
+			long queued = amt_stat("queued");
+			long not_last = amt_stat("exit_not_last");
+			long dd, dr, dq, dn;
 
 			amt_param_set("enabled", c == SYNC ? "0" : "1");
 			amt_param_set("mode", c == REAPER ? "reaper" : "self");
-			ns[c][r] = round_trip();
-			if (c == SELF)
-				amt_assert(amt_stat("self_done") - done == M &&
-					   amt_stat("reaped") == reaped,
-					   "self mode: self_done +%ld, reaped +%ld; want +%d, +0",
-					   amt_stat("self_done") - done,
-					   amt_stat("reaped") - reaped, M);
+			ns[c][r] = round_trip();	/* drains: all counted */
+			if (c != SELF)
+				continue;
+			dd = amt_stat("self_done") - done;
+			dr = amt_stat("reaped") - reaped;
+			dq = amt_stat("queued") - queued;
+			dn = amt_stat("exit_not_last") - not_last;
+			if (dq != M)
+				amt_stats_note();
+			/*
+			 * Each exit deferred, or its mm still held by someone
+			 * else (MGLRU's aging walk takes a reference on 7.x),
+			 * who then tears it down: not a gate, not inline.
+			 */
+			amt_assert(dq + dn == M && dd == dq && dr == 0,
+				   "self mode: queued +%ld, exit_not_last +%ld, self_done +%ld, reaped +%ld; want %d = queued + exit_not_last = self_done + exit_not_last",
+				   dq, dn, dd, dr, M);
+			if (dn)
+				amt_note("round %d: %ld of %d exits found their mm still in use",
+					 r, dn, M);
 		}
 	for (j = 0; j < NR; j++)
 		amt_median(ns[j], ROUNDS);

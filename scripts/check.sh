@@ -10,11 +10,19 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 suites=${*:-bookworm}
 . "$top/scripts/tap.sh"
 
+# Where the time went, printed before the summary (CI shows the tail).
+times=() t_last=$SECONDS
+took() {
+	times+=("$1 $((SECONDS - t_last))s")
+	t_last=$SECONDS
+}
+
 if ! "$top/scripts/deps.sh"; then
 	echo "not ok - host dependencies installed" | emit
 	echo "0 passed, 1 failed"
 	exit 1
 fi
+took deps
 
 # 1. Host unit tests of the pure policy code.
 mkdir -p "$top/build/unit"
@@ -28,6 +36,7 @@ fi
 
 # 2. Kernel coding style of the module.
 "$top/scripts/checkpatch.sh" | emit
+took unit+style
 
 # 3. The guest suite, on each kernel asked for; then, in a boot of its own
 #    (lockdown cannot be lifted), control under lockdown=integrity.
@@ -40,6 +49,7 @@ for suite in $suites; do
 		if [ $rc != 0 ] && ! echo "$out" | grep -q '^not ok '; then
 			echo "not ok - $suite: guest $run ran # run-guest.sh failed with status $rc before any verdict (see above)" | emit
 		fi
+		took "$suite-$run"
 	done
 done
 suite=bookworm
@@ -53,6 +63,7 @@ if [ "${AMT_PACKAGE:-1}" = 1 ]; then
 	if [ $rc != 0 ] && ! echo "$out" | grep -q '^not ok '; then
 		echo "not ok - package: checks ran # check-package.sh failed with status $rc before any verdict" | emit
 	fi
+	took package
 fi
 
 # 5. The harness catches what it must (on bookworm only: this tests the
@@ -107,6 +118,8 @@ if [ "${AMT_SELFTEST:-1}" = 1 ]; then
 		echo "not ok - harness: a TCG fault boots the guest again, once # status $rc, $n re-boots"
 	fi | emit
 	echo "$out" | sed 's/^/# /'
+	took harness
 fi
 
+echo "# time: ${times[*]}; total ${SECONDS}s"
 tap_summary

@@ -54,6 +54,8 @@ void amt_reaper_uncharge(unsigned long pages);
 void amt_reaper_queue(struct amt_entry *e);
 void amt_reaper_queue_exit(struct amt_entry *e);
 bool amt_reaper_wake_owed(void);
+/* Exits queued without a wake-up yet (reaper.c); read by self.c's hook. */
+extern atomic_t amt_wake_owed;
 int amt_reaper_drain(unsigned int timeout_ms);
 struct task_struct *amt_reaper_task(void);
 long amt_pending_mms(void);

@@ -57,7 +57,7 @@ static struct task_struct *amt_reaper;
  * exiting task reaches right after exit_notify(). The work item bounds the
  * delay for a task that stalls in between (closing files, say).
  */
-static atomic_t amt_wake_owed = ATOMIC_INIT(0);
+atomic_t amt_wake_owed = ATOMIC_INIT(0);
 #define AMT_WAKE_LATE_MAX	(HZ / 10)
 static void amt_wake_late_fn(struct work_struct *w);
 static DECLARE_DELAYED_WORK(amt_wake_late_work, amt_wake_late_fn);

@@ -138,14 +138,17 @@ static void notrace amt_mpol_ftrace(unsigned long ip, unsigned long parent_ip,
 	 */
 	if (!tsk->exit_state)
 		return;
+	/*
+	 * Almost always: no wake-up owed and no task waiting to tear its mm
+	 * down. Two reads say so without the recursion lock.
+	 */
+	if (!atomic_read(&amt_wake_owed) && !atomic_read(&amt_self_pending))
+		return;
 	bit = ftrace_test_recursion_trylock(ip, parent_ip);
 	if (bit < 0)
 		return;
 	amt_reaper_wake_owed();
-	/*
-	 * Almost always: no task is waiting to tear its mm down. With a
-	 * mempolicy the original must run (we never stash then).
-	 */
+	/* With a mempolicy the original must run (we never stash then). */
 	if (atomic_read(&amt_self_pending) && !tsk->mempolicy &&
 	    (struct task_struct *)amt_fregs_arg0(fregs) == tsk) {
 		this_cpu_inc(amt_self_inflight);

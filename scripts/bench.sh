@@ -12,10 +12,10 @@
 # QEMU's -icount, where guest time counts instructions: a cost of a fraction
 # of a percent shows through, which host noise hides in a normal run),
 # AMT_BENCH_ONLY=SECTION[,SECTION] (some of latency, parallel, spawn, cpu,
-# wake: those sections alone), AMT_BENCH_SETTLE_MS (idle time after each
-# insmod/rmmod of the small-process loops before they are timed; default
-# 300, under -icount 12000: idle guest time is free there, and the first
-# round after boot ran at half speed with 300, see docs/benchmarks.md).
+# wake, cpusplit: those sections alone), AMT_BENCH_SETTLE_MS (idle time
+# after each insmod/rmmod of the small-process loops before they are timed;
+# default 300, under -icount 12000: idle guest time is free there, and the
+# first round after boot ran at half speed with 300, see docs/benchmarks.md).
 # Writes bench/results/<kernel>.{txt,json,dat,svg} (-icount, AMT_BENCH_ONLY:
 # <kernel>-icount.{txt,json}, <kernel>-<sections>.{txt,json}, no plot); the
 # .svg needs gnuplot (installed here if missing). vCPU
@@ -43,13 +43,16 @@ if [ -n "$settle" ] && ! { [[ $settle =~ ^[0-9]{1,5}$ ]] && ((10#$settle <= 6000
 fi
 [ -z "$settle" ] || append+=" amt_settle=--spawn-settle=$settle"
 if [ -n "${AMT_BENCH_ONLY:-}" ]; then
+	# exit_latency's own list, so that a typo fails before the boot
+	known=$(sed -n '/section_name\[NR_SECTIONS\] = {/,/};/p' \
+		"$top/tools/exit_latency.c" | grep -o '"[a-z]*"' | tr -d '"' |
+		paste -sd,)
 	IFS=, read -ra names <<< "$only,"
 	for name in "${names[@]:-}"; do
-		case $name in
-		latency|parallel|spawn|cpu|wake) ;;
-		*) echo "bench: AMT_BENCH_ONLY='$only': name sections from latency, parallel, spawn, cpu, wake, separated by commas" >&2
-		   exit 2 ;;
-		esac
+		if ! [[ ,$known, == *,"$name",* ]] || [ -z "$name" ]; then
+			echo "bench: AMT_BENCH_ONLY='$only': name sections from $known, separated by commas" >&2
+			exit 2
+		fi
 	done
 	tag+=-${only//,/-}
 fi

@@ -29,10 +29,13 @@
  *  5. drain: GiB torn down per second of reaper CPU, from 2. and 4.;
  *  6. wake: on which CPU the parent wakes from waitpid(), the child's or
  *     another, and the latency in each case (in self mode the child goes
- *     on tearing down after it woke the parent).
+ *     on tearing down after it woke the parent);
+ *  7. cpusplit: where the reaper's extra CPU back-to-back goes: the
+ *     reaper's CPU per teardown with a task sharing its CPU, with the next
+ *     child allocating on the other CPU, both, or neither.
  *
  * --only runs the named sections alone (latency, parallel, spawn, cpu,
- * wake; 5. comes with 2. and 4.). --spawn-only is --only=spawn: make
+ * wake, cpusplit; 5. comes with 2. and 4.). --spawn-only is --only=spawn: make
  * bench-icount runs it under QEMU's -icount, where guest time counts
  * instructions and host noise vanishes. --spawn-settle is the idle time
  * after each insmod or rmmod of 3. before its loops are timed (default
@@ -74,9 +77,11 @@ static int rounds = 7;
 static bool quick;
 static int spawn_settle_ms = 300;
 /* --only: the sections to run (make bench-icount: spawn alone) */
-enum section { S_LATENCY, S_PARALLEL, S_SPAWN, S_CPU, S_WAKE, NR_SECTIONS };
+enum section {
+	S_LATENCY, S_PARALLEL, S_SPAWN, S_CPU, S_WAKE, S_CPUSPLIT, NR_SECTIONS
+};
 static const char *const section_name[NR_SECTIONS] = {
-	"latency", "parallel", "spawn", "cpu", "wake"
+	"latency", "parallel", "spawn", "cpu", "wake", "cpusplit"
 };
 #define ALL_SECTIONS ((1U << NR_SECTIONS) - 1)
 static unsigned int sections = ALL_SECTIONS;
@@ -208,6 +213,24 @@ static long reaper_preemptions(void)
 			n = strtol(p + sizeof(key) - 1, NULL, 10);
 	}
 	return n;
+}
+
+/*
+ * How often the reaper moved to another CPU so far (/proc/PID/sched), -1
+ * where the kernel does not say (no CONFIG_SCHED_DEBUG before 6.16).
+ */
+static long reaper_migrations(void)
+{
+	static const char key[] = "se.nr_migrations";
+	long pid = amt_stat("reaper_pid");
+	char path[64], buf[8192], *p;
+
+	snprintf(path, sizeof(path), "/proc/%ld/sched", pid);
+	if (pid <= 0 || amt_read_file(path, buf, sizeof(buf)) <= 0)
+		return -1;
+	p = strstr(buf, key);
+	p = p ? strchr(p, ':') : NULL;
+	return p ? strtol(p + 1, NULL, 10) : -1;
 }
 
 static void file_body(void *arg)
@@ -613,6 +636,7 @@ static uint64_t cg_usage_ns(void)
 struct cpu_res {
 	double child_ms, reaper_ms;	/* per teardown */
 	double preempted;		/* the reaper, per teardown */
+	double migrated;		/* the reaper, per teardown; < 0: unknown */
 };
 
 /*
@@ -624,7 +648,7 @@ struct cpu_res {
 static struct cpu_res cpu_drained(enum cfg c, int n, unsigned long mb)
 {
 	uint64_t cg = 0, rp = 0;
-	long pre = 0;
+	long pre = 0, mig = 0;
 	struct cpu_res r;
 	int i;
 
@@ -632,7 +656,7 @@ static struct cpu_res cpu_drained(enum cfg c, int n, unsigned long mb)
 	for (i = 0; i < n; i++) {
 		pid_t pid = amt_hog(mb, AMT_HOG_ANON);
 		uint64_t u0 = cg_usage_ns(), r0 = reaper_cpu_ns();
-		long p0 = reaper_preemptions();
+		long p0 = reaper_preemptions(), m0 = reaper_migrations();
 
 		kill(pid, SIGKILL);
 		amt_reap(pid);
@@ -640,10 +664,12 @@ static struct cpu_res cpu_drained(enum cfg c, int n, unsigned long mb)
 		cg += cg_usage_ns() - u0;
 		rp += reaper_cpu_ns() - r0;
 		pre += reaper_preemptions() - p0;
+		mig = m0 < 0 || mig < 0 ? -1 : mig + reaper_migrations() - m0;
 	}
 	r.child_ms = cg / 1e6 / n;
 	r.reaper_ms = rp / 1e6 / n;
 	r.preempted = (double)pre / n;
+	r.migrated = mig < 0 ? -1 : (double)mig / n;
 	return r;
 }
 
@@ -657,12 +683,13 @@ static struct cpu_res cpu_overlap(enum cfg c, int n, unsigned long mb)
 {
 	uint64_t ex = 0, r0;
 	struct cpu_res r;
-	long p0;
+	long p0, m0;
 	int i;
 
 	set_cfg(c);
 	r0 = reaper_cpu_ns();
 	p0 = reaper_preemptions();
+	m0 = reaper_migrations();
 	for (i = 0; i < n; i++) {
 		pid_t pid = amt_hog(mb, AMT_HOG_ANON);
 		uint64_t before = task_cpu_ns(pid);
@@ -680,6 +707,7 @@ static struct cpu_res cpu_overlap(enum cfg c, int n, unsigned long mb)
 	r.child_ms = ex / 1e6 / n;
 	r.reaper_ms = (reaper_cpu_ns() - r0) / 1e6 / n;
 	r.preempted = (double)(reaper_preemptions() - p0) / n;
+	r.migrated = m0 < 0 ? -1 : (double)(reaper_migrations() - m0) / n;
 	return r;
 }
 
@@ -688,12 +716,16 @@ static struct cpu_res cpu_d[NR_CFG], cpu_o[2];
 /* Reaper mode: how often the reaper lost its CPU mid-teardown. */
 static const char *preempted_note(const struct cpu_res *r, enum cfg c)
 {
-	static char buf[64];
+	static char buf[96];
 
 	if (c != REAPER)
 		return "";
-	snprintf(buf, sizeof(buf), ", reaper preempted %.1fx per teardown",
-		 r->preempted);
+	if (r->migrated < 0)
+		snprintf(buf, sizeof(buf), ", reaper preempted %.1fx per teardown",
+			 r->preempted);
+	else
+		snprintf(buf, sizeof(buf), ", reaper preempted %.1fx, migrated %.1fx per teardown",
+			 r->preempted, r->migrated);
 	return buf;
 }
 
@@ -722,6 +754,7 @@ static void bench_cpu(void)
 			d[k].child_ms += x.child_ms / nr;
 			d[k].reaper_ms += x.reaper_ms / nr;
 			d[k].preempted += x.preempted / nr;
+			d[k].migrated += x.migrated / nr;
 		}
 		for (c = 0; c < 2; c++) {
 			enum cfg k = (round + c) % 2 ? REAPER : SYNC;
@@ -730,6 +763,7 @@ static void bench_cpu(void)
 			o[k].child_ms += x.child_ms / nr;
 			o[k].reaper_ms += x.reaper_ms / nr;
 			o[k].preempted += x.preempted / nr;
+			o[k].migrated += x.migrated / nr;
 		}
 	}
 	amt_hog_cgroup = NULL;
@@ -750,16 +784,137 @@ static void bench_cpu(void)
 	fprintf(json, ",\n\"cpu\": {\"size_mb\": %lu, \"teardowns\": %d, \"rounds\": %d",
 		mb, n, nr);
 	for (c = 0; c < NR_CFG; c++)
-		fprintf(json, ",\n  \"drained_%s\": {\"child_ms\": %.3f, \"reaper_ms\": %.3f, \"reaper_preempted\": %.2f}",
+		fprintf(json, ",\n  \"drained_%s\": {\"child_ms\": %.3f, \"reaper_ms\": %.3f, \"reaper_preempted\": %.2f, \"reaper_migrated\": %.2f}",
 			cfg_name[c], d[c].child_ms, d[c].reaper_ms,
-			d[c].preempted);
+			d[c].preempted, d[c].migrated);
 	for (c = 0; c < 2; c++)
-		fprintf(json, ",\n  \"overlap_%s\": {\"child_ms\": %.3f, \"reaper_ms\": %.3f, \"reaper_preempted\": %.2f}",
+		fprintf(json, ",\n  \"overlap_%s\": {\"child_ms\": %.3f, \"reaper_ms\": %.3f, \"reaper_preempted\": %.2f, \"reaper_migrated\": %.2f}",
 			cfg_name[c], o[c].child_ms, o[c].reaper_ms,
-			o[c].preempted);
+			o[c].preempted, o[c].migrated);
 	fprintf(json, "}");
 	drain_gib += nr * n * mb / 1024.0;
 	drain_cpu_s += nr * n * d[REAPER].reaper_ms / 1e3;
+}
+
+/* ---- 7. where the reaper's extra CPU goes ---- */
+
+/* Pin @pid (0: the caller) to @cpu, or let it run anywhere (-1). */
+static void pin(pid_t pid, int cpu)
+{
+	long i, n = sysconf(_SC_NPROCESSORS_ONLN);
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	for (i = 0; i < n; i++)
+		if (cpu < 0 || i == cpu)
+			CPU_SET(i, &set);
+	if (sched_setaffinity(pid, sizeof(set), &set))
+		die("sched_setaffinity(%d, CPU %d): %s", pid, cpu,
+		    strerror(errno));
+}
+
+/* Spins on CPU 0 at nice 19, the reaper's own weight: they take turns. */
+static pid_t cpu0_spinner(void)
+{
+	pid_t pid = fork();
+
+	if (pid < 0)
+		die("fork: %s", strerror(errno));
+	if (!pid) {
+		pin(0, 0);
+		if (setpriority(PRIO_PROCESS, 0, 19))
+			_exit(1);
+		amt_write_file("/proc/self/oom_score_adj", "-1000");
+		for (;;)
+			;
+	}
+	return pid;
+}
+
+enum { SPLIT_SPIN = 1, SPLIT_ALLOC = 2, NR_SPLIT = 4 };
+static const char *const split_name[NR_SPLIT] = {
+	"alone", "next_child_allocating", "cpu_shared", "both"
+};
+
+/*
+ * The reaper on CPU 0 tears down @n children of @mb MiB killed one after
+ * another by the parent on CPU 1. SPLIT_ALLOC: the next child allocates
+ * (on CPU 1) right after the kill, while the teardown runs; otherwise
+ * after it. SPLIT_SPIN: a nice 19 spinner shares CPU 0 all along.
+ */
+static struct cpu_res cpu_split_one(unsigned int how, int n, unsigned long mb)
+{
+	struct cpu_res r = { 0 };
+	pid_t pid, spinner = 0;
+	uint64_t r0;
+	long p0;
+	int i;
+
+	set_cfg(REAPER);
+	pin(amt_stat("reaper_pid"), 0);
+	pid = amt_hog(mb, AMT_HOG_ANON);
+	if (how & SPLIT_SPIN)
+		spinner = cpu0_spinner();
+	r0 = reaper_cpu_ns();
+	p0 = reaper_preemptions();
+	for (i = 0; i < n; i++) {
+		kill(pid, SIGKILL);
+		amt_reap(pid);
+		if (!(how & SPLIT_ALLOC))
+			settle();
+		if (i + 1 < n)
+			pid = amt_hog(mb, AMT_HOG_ANON);
+	}
+	settle();
+	r.reaper_ms = (reaper_cpu_ns() - r0) / 1e6 / n;
+	r.preempted = (double)(reaper_preemptions() - p0) / n;
+	if (spinner) {
+		kill(spinner, SIGKILL);
+		waitpid(spinner, NULL, 0);
+	}
+	return r;
+}
+
+static void bench_cpusplit(void)
+{
+	const unsigned long mb = 256;
+	int n = quick ? 2 : 8, nr = quick ? 1 : 3, round, c;
+	struct cpu_res s[NR_SPLIT] = { 0 };
+
+	printf("\n7. reaper CPU per %lu MiB teardown, ms (mean of %d x %d); reaper pinned to CPU 0, parent and children to CPU 1\n",
+	       mb, nr, n);
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2) {
+		printf("skipped: needs 2 CPUs\n");
+		return;
+	}
+	pin(0, 1);
+	fprintf(stderr, "# cpusplit: %d rounds\n", nr);
+	for (round = 0; round < nr; round++)
+		for (c = 0; c < NR_SPLIT; c++) {
+			unsigned int k = (round + c) % NR_SPLIT;
+			struct cpu_res x = cpu_split_one(k, n, mb);
+
+			s[k].reaper_ms += x.reaper_ms / nr;
+			s[k].preempted += x.preempted / nr;
+		}
+	pin(0, -1);
+	if (amt_loaded())
+		pin(amt_stat("reaper_pid"), -1);
+	printf("%-9s %-22s %-22s\n", "", "each teardown alone",
+	       "next child allocating");
+	for (c = 0; c < NR_SPLIT; c += 2)
+		printf("%-9s %6.1f (%.3fx, %4.1f pre) %6.1f (%.3fx, %4.1f pre)\n",
+		       c ? "CPU shared" : "own CPU",
+		       s[c].reaper_ms, s[c].reaper_ms / s[0].reaper_ms,
+		       s[c].preempted, s[c + 1].reaper_ms,
+		       s[c + 1].reaper_ms / s[0].reaper_ms, s[c + 1].preempted);
+	printf("(x: relative to the reaper alone on its own CPU; pre: preemptions per teardown; CPU shared: a nice 19 spinner on CPU 0)\n");
+	fprintf(json, ",\n\"cpusplit\": {\"size_mb\": %lu, \"teardowns\": %d, \"rounds\": %d",
+		mb, n, nr);
+	for (c = 0; c < NR_SPLIT; c++)
+		fprintf(json, ",\n  \"%s\": {\"reaper_ms\": %.3f, \"reaper_preempted\": %.2f}",
+			split_name[c], s[c].reaper_ms, s[c].preempted);
+	fprintf(json, "}");
 }
 
 /* ---- 6. where the parent wakes ---- */
@@ -912,8 +1067,8 @@ static void report_targets(void)
 	struct dist floor_med = f ? dist_of(f->lat[SYNC], f->n) : (struct dist){ 0 };
 	int i, c;
 
-	/* section 6 (wake) has no target of its own */
-	if (sections & ~(1U << S_WAKE))
+	/* sections 6 and 7 (wake, cpusplit) have no target of their own */
+	if (sections & ~(1U << S_WAKE | 1U << S_CPUSPLIT))
 		printf("\nTargets (issue 5), per mode:\n");
 	json_array("targets");
 	for (c = REAPER; c <= SELF; c++) {
@@ -1079,6 +1234,8 @@ int main(int argc, char **argv)
 	}
 	if (RUNS(S_WAKE))
 		bench_wake();
+	if (RUNS(S_CPUSPLIT))
+		bench_cpusplit();
 	report_targets();
 	if (plot_path && RUNS(S_LATENCY))
 		write_plot(plot_path);

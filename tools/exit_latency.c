@@ -900,10 +900,10 @@ static void bench_cpusplit(void)
 	pin(0, -1);
 	if (amt_loaded())
 		pin(amt_stat("reaper_pid"), -1);
-	printf("%-9s %-22s %-22s\n", "", "each teardown alone",
+	printf("%-13s%-27s%s\n", "", "each teardown alone",
 	       "next child allocating");
 	for (c = 0; c < NR_SPLIT; c += 2)
-		printf("%-9s %6.1f (%.3fx, %4.1f pre) %6.1f (%.3fx, %4.1f pre)\n",
+		printf("%-10s %6.1f (%.3fx, %4.1f pre)  %6.1f (%.3fx, %4.1f pre)\n",
 		       c ? "CPU shared" : "own CPU",
 		       s[c].reaper_ms, s[c].reaper_ms / s[0].reaper_ms,
 		       s[c].preempted, s[c + 1].reaper_ms,

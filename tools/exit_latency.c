@@ -550,6 +550,8 @@ static struct ci ci_of(const double *v, int n)
  * Configurations for the spawn loops: the module not loaded, loaded in
  * reaper mode, loaded in self mode (self mode hooks a second function).
  */
+static const char *const spawn_cfg_name[3] = { "not loaded", "reaper", "self" };
+
 static int set_spawn_cfg(int c)
 {
 	if (c == 0) {
@@ -592,7 +594,7 @@ static void bench_spawn(void)
 		}
 		/* per round, on the console log: where a spread comes from */
 		fprintf(stderr, "# spawn round %d (first: %s): exec %.0f %.0f %.0f, _exit %.0f %.0f %.0f /s (not loaded, reaper, self)\n",
-			round, round % 3 ? cfg_name[round % 3] : "not loaded",
+			round, spawn_cfg_name[round % 3],
 			rate[0][0], rate[1][0], rate[2][0],
 			rate[0][1], rate[1][1], rate[2][1]);
 		for (l = 0; l < 2; l++) {

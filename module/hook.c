@@ -201,9 +201,19 @@ static void notrace amt_mmput_ftrace(unsigned long ip, unsigned long parent_ip,
 	 * active_mm: that is how the exiting task drops its own mm. Kernel
 	 * threads have no mm of their own to drop.
 	 */
-	if (!tsk->mm && tsk->active_mm == mm && !(tsk->flags & PF_KTHREAD)) {
-		this_cpu_inc(amt_inflight);
-		amt_fregs_set_ip(fregs, (unsigned long)amt_mmput_exit);
+	if (!tsk->mm && !(tsk->flags & PF_KTHREAD)) {
+		if (tsk->active_mm == mm) {
+			this_cpu_inc(amt_inflight);
+			amt_fregs_set_ip(fregs, (unsigned long)amt_mmput_exit);
+		} else {
+			/*
+			 * Another mm dropped at exit (a file's release), or
+			 * exit_mm()'s own drop after the task was preempted
+			 * between clearing ->mm and mmput(): switching away
+			 * then replaced its active_mm. Inline, and counted.
+			 */
+			amt_stat_inc(AMT_STAT_UNRECOGNIZED);
+		}
 	}
 	ftrace_test_recursion_unlock(bit);
 }

@@ -97,6 +97,7 @@ static int amt_stats_show(struct seq_file *m, void *unused)
 	seq_printf(m, "self_mempolicy %lu\n", v[AMT_STAT_SELF_MEMPOLICY]);
 	seq_printf(m, "wake_fallback %lu\n", v[AMT_STAT_WAKE_FALLBACK]);
 	seq_printf(m, "exit_not_last %lu\n", v[AMT_STAT_NOT_LAST]);
+	seq_printf(m, "exit_unrecognized %lu\n", v[AMT_STAT_UNRECOGNIZED]);
 	seq_printf(m, "reaper_pid %d\n", reaper ? reaper->pid : 0);
 	seq_printf(m, "reaper_cpu_ns %llu\n",
 		   reaper ? (unsigned long long)READ_ONCE(reaper->se.sum_exec_runtime) : 0ULL);

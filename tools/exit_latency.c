@@ -199,38 +199,38 @@ static uint64_t reaper_cpu_ns(void)
 	return pid > 0 ? task_cpu_ns(pid) : 0;
 }
 
-/* How often the reaper was preempted so far (/proc/PID/status). */
-static long reaper_preemptions(void)
-{
-	static const char key[] = "nonvoluntary_ctxt_switches:";
-	long pid = amt_stat("reaper_pid"), n = 0;
-	char path[64], buf[4096], *p;
-
-	snprintf(path, sizeof(path), "/proc/%ld/status", pid);
-	if (pid > 0 && amt_read_file(path, buf, sizeof(buf)) > 0) {
-		p = strstr(buf, key);
-		if (p)
-			n = strtol(p + sizeof(key) - 1, NULL, 10);
-	}
-	return n;
-}
-
 /*
- * How often the reaper moved to another CPU so far (/proc/PID/sched), -1
- * where the kernel does not say (no CONFIG_SCHED_DEBUG before 6.16).
+ * The number after @key's colon in the reaper's /proc/PID/@file, -1 if the
+ * module is not loaded or the file has no such line.
  */
-static long reaper_migrations(void)
+static long reaper_proc_field(const char *file, const char *key)
 {
-	static const char key[] = "se.nr_migrations";
 	long pid = amt_stat("reaper_pid");
 	char path[64], buf[8192], *p;
 
-	snprintf(path, sizeof(path), "/proc/%ld/sched", pid);
+	snprintf(path, sizeof(path), "/proc/%ld/%s", pid, file);
 	if (pid <= 0 || amt_read_file(path, buf, sizeof(buf)) <= 0)
 		return -1;
 	p = strstr(buf, key);
 	p = p ? strchr(p, ':') : NULL;
 	return p ? strtol(p + 1, NULL, 10) : -1;
+}
+
+/* How often the reaper was preempted so far, 0 if unknown. */
+static long reaper_preemptions(void)
+{
+	long n = reaper_proc_field("status", "nonvoluntary_ctxt_switches");
+
+	return n < 0 ? 0 : n;
+}
+
+/*
+ * How often the reaper moved to another CPU so far, -1 where the kernel
+ * does not say (/proc/PID/sched needs CONFIG_SCHED_DEBUG before 6.16).
+ */
+static long reaper_migrations(void)
+{
+	return reaper_proc_field("sched", "se.nr_migrations");
 }
 
 static void file_body(void *arg)

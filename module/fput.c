@@ -37,8 +37,11 @@ static void notrace amt_fput_seen(unsigned long ip, unsigned long parent_ip,
 {
 	struct work_struct *w = (struct work_struct *)amt_fregs_arg0(fregs);
 
-	/* Always the same static work item: a plain store is enough. */
-	if (READ_ONCE(amt_fput_work) != w)
+	/*
+	 * Always the same static work item: a plain store is enough. On 6.1
+	 * and 6.12 flush_delayed_fput() calls delayed_fput(NULL): not it.
+	 */
+	if (w && READ_ONCE(amt_fput_work) != w)
 		WRITE_ONCE(amt_fput_work, w);
 }
 

@@ -58,21 +58,19 @@ void amt_wait_redirected(long __percpu *inflight)
 /*
  * Release the executable as __mmput() would with set_mm_exe_file(mm, NULL),
  * so that the binary can be rewritten as soon as the parent's waitpid()
- * returns. The caller holds the last mm_users reference: no task uses the mm,
- * so nothing can replace mm->exe_file concurrently, and RCU readers of it
- * (get_mm_exe_file()) cope with NULL exactly as after __mmput(). The fput()
- * is queued as task work of the exiting task and runs in exit_task_work(),
- * before exit_notify() wakes the parent.
+ * returns. No lock, for the reason set_mm_exe_file() gives for __mmput():
+ * the caller holds the last mm_users reference, so no task uses the mm and
+ * nothing can replace mm->exe_file concurrently (only exec, fork's copy and
+ * prctl(PR_SET_MM) on a live mm write it); RCU readers (get_mm_exe_file())
+ * cope with NULL exactly as after __mmput(). Taking mmap_lock here could
+ * wait behind khugepaged or a /proc/pid/mem reader on the exit path. The
+ * fput() is queued as task work of the exiting task and runs in
+ * exit_task_work(), before exit_notify() wakes the parent.
  */
 static void amt_release_exe(struct mm_struct *mm)
 {
-	struct file *exe;
+	struct file *exe = rcu_replace_pointer(mm->exe_file, NULL, true);
 
-	/* As replace_mm_exe_file() does: the write lock orders us with it. */
-	mmap_write_lock(mm);
-	exe = rcu_dereference_protected(mm->exe_file, 1);
-	RCU_INIT_POINTER(mm->exe_file, NULL);
-	mmap_write_unlock(mm);
 	if (!exe)
 		return;
 	amt_exe_allow_write(exe);
@@ -80,8 +78,9 @@ static void amt_release_exe(struct mm_struct *mm)
 }
 
 /*
- * Holding the last mm_users reference, try to queue the mm for the reaper.
- * Returns false if it must be torn down inline; the reason is counted.
+ * Holding the last mm_users reference, try to defer the mm: stash it for
+ * the task itself (mode=self) or queue it for the reaper. Returns false if
+ * it must be torn down inline; the reason is counted.
  */
 static bool amt_try_defer(struct mm_struct *mm)
 {
@@ -90,8 +89,9 @@ static bool amt_try_defer(struct mm_struct *mm)
 		.rss = get_mm_rss(mm),
 		.thresh = READ_ONCE(amt_thresh_pages),
 	};
-	struct amt_entry *e = NULL;
+	struct amt_entry *e;
 	enum amt_verdict v;
+	bool self;
 
 	/*
 	 * The cheap gates first: most exits are small and stop here. The fast
@@ -110,40 +110,34 @@ static bool amt_try_defer(struct mm_struct *mm)
 	v = amt_decide(&facts);
 	if (v != AMT_DEFER)
 		goto sync;
-	/* Harmless if we still end up inline: __mmput() then finds NULL. */
-	amt_release_exe(mm);
-	/* No huge page collapse (allocations) for a process that is gone. */
-	amt_mm_no_thp(mm);
-
-	/*
-	 * Self mode: nothing waits behind a thread, so no budget; the task
-	 * itself drops the reference after exit_notify() (self.c).
-	 */
-	if (READ_ONCE(amt_mode) == AMT_MODE_SELF &&
-	    amt_self_stash(mm, facts.rss))
-		goto deferred;
-	/* (a mempolicy or no memory for self mode: the reaper takes it) */
-
-	/* Add-then-check: may over-reject under concurrency, never over-admit. */
-	if (!amt_reaper_charge(facts.rss)) {
-		v = AMT_REJECT_BUDGET;
-		goto sync;
-	}
 	/* No waiting for memory on the exit path: fall back instead. */
-	e = kmalloc(sizeof(*e), GFP_NOWAIT | __GFP_NOWARN);
+	e = amt_entry_new(mm, facts.rss);
 	if (!e) {
-		amt_reaper_uncharge(facts.rss);
 		v = AMT_REJECT_NOMEM;
 		goto sync;
 	}
-	e->mm = mm;
-	e->charged = facts.rss;
-	e->pid = current->pid;
-deferred:
-	/* Counted and traced before the reaper can see it: queue precedes reap. */
+	/* (a mempolicy: the reaper takes it) */
+	self = READ_ONCE(amt_mode) == AMT_MODE_SELF && amt_self_possible();
+	/*
+	 * Add-then-check on the reaper's queue: may over-reject under
+	 * concurrency, never over-admit. A stash is counted but not capped:
+	 * its own task frees it in parallel with the others, and it waits
+	 * AMT_STASH_MAX at most before the reaper (uncapped) takes it.
+	 */
+	if (!amt_pending_charge(e->charged, !self)) {
+		kfree(e);
+		v = AMT_REJECT_BUDGET;
+		goto sync;
+	}
+	/* No huge page collapse (allocations) for a process that is gone. */
+	amt_mm_no_thp(mm);
+	amt_release_exe(mm);
+	/* Counted and traced before anyone can see it: defer precedes reap. */
 	amt_stat_inc(AMT_DEFER);
 	trace_mm_reaper_queue(current, facts.rss, numa_node_id());
-	if (e)
+	if (self)
+		amt_self_stash(e);
+	else
 		amt_reaper_queue_exit(e);
 	return true;
 sync:

@@ -96,7 +96,7 @@ static int amt_max_pending_set(const char *val, const struct kernel_param *kp)
 	int ret = amt_ulong_set(val, kp, amt_check_max_pending);
 
 	if (!ret)
-		amt_reaper_reset_peak();
+		amt_pending_reset_peak();
 	return ret;
 }
 
@@ -111,7 +111,7 @@ static const struct kernel_param_ops amt_max_pending_ops = {
  */
 module_param_cb(max_pending_pages, &amt_max_pending_ops,
 		&amt_max_pending_pages, 0644);
-MODULE_PARM_DESC(max_pending_pages, "Most resident pages queued for teardown at once; exits beyond it are torn down inline. Default RAM/4.");
+MODULE_PARM_DESC(max_pending_pages, "Most freeable (anonymous and swap) pages queued for the reaper at once; exits beyond it are torn down inline. Default RAM/4.");
 
 /*
  * The OOM-time drain, the shrinker's priority boost, the pressure window and
@@ -121,6 +121,38 @@ MODULE_PARM_DESC(max_pending_pages, "Most resident pages queued for teardown at 
  */
 module_param_cb(oom_guard, &amt_enabled_ops, &amt_oom_guard, 0644);
 MODULE_PARM_DESC(oom_guard, "Keep queued memory from causing OOM kills: drain at OOM, boost under reclaim, respect memcg limits (1). Default 1.");
+
+/* 0 until set, then resolved to the default at load; fixed after it. */
+static unsigned int amt_reapers;
+
+static int amt_reapers_set(const char *val, const struct kernel_param *kp)
+{
+	unsigned long v;
+	char allowed[64];
+
+	if (kstrtoul(val, 0, &v) || amt_check_reapers(v, AMT_MAX_REAPERS)) {
+		snprintf(allowed, sizeof(allowed),
+			 "use a number of threads from 1 to %d", AMT_MAX_REAPERS);
+		amt_param_reject(kp, val, allowed);
+		return -EINVAL;
+	}
+	amt_reapers = v;
+	return 0;
+}
+
+static const struct kernel_param_ops amt_reapers_ops = {
+	.set = amt_reapers_set,
+	.get = param_get_uint,
+};
+
+/*
+ * Several reaper threads, so that one teardown stuck in __mmput() (an
+ * mmu_notifier waiting on a device) never holds up the others, and exits
+ * that die together are torn down in parallel. Set at load only
+ * (/etc/modprobe.d): read-only at run time.
+ */
+module_param_cb(reapers, &amt_reapers_ops, &amt_reapers, 0444);
+MODULE_PARM_DESC(reapers, "Number of mm_reaper threads, 1 to 16, set at load. Default: one per online CPU, at least 2, at most 8.");
 
 /*
  * self by default (make bench: the same waitpid() latency as the reaper,
@@ -176,8 +208,8 @@ MODULE_PARM_DESC(mode, "self: the dying task tears its deferred mm down, after w
 
 /*
  * /sys/kernel/async_mm_teardown/drain: writing a timeout in ms blocks until
- * every teardown queued before the write has finished (and its files are
- * closed): for tools that need "all resources freed when waitpid()
+ * every teardown deferred before the write has finished (and its files are
+ * closed), in either mode, however many exits follow: for tools that need "all resources freed when waitpid()
  * returns". Fails with ETIMEDOUT or EINTR. Not a module parameter: a
  * parameter's store runs under the module's parameter mutex, which would
  * block every other parameter for the duration of the wait.
@@ -196,10 +228,7 @@ static ssize_t drain_store(struct kobject *kobj, struct kobj_attribute *attr,
 	/* Pins the module: rmmod cannot stop the reaper under a drainer. */
 	if (!try_module_get(THIS_MODULE))
 		return -ENODEV;
-	/* Self-mode tasks finish on their own, then the reaper's queue. */
-	ret = amt_self_wait(ms);
-	if (!ret)
-		ret = amt_reaper_drain(ms);
+	ret = amt_reaper_drain(ms);
 	module_put(THIS_MODULE);
 	return ret ? ret : count;
 }
@@ -218,7 +247,10 @@ static int __init amt_init(void)
 
 	/* Before the first teardown whose files a drain must see closed. */
 	amt_fput_init();
-	ret = amt_reaper_start();
+	if (!amt_reapers)
+		amt_reapers = amt_default_reapers(num_online_cpus(),
+						  AMT_MAX_REAPERS);
+	ret = amt_reaper_start(amt_reapers);
 	if (ret) {
 		pr_err("cannot start the mm_reaper thread (error %d)\n", ret);
 		goto err_reaper;
@@ -251,9 +283,9 @@ static int __init amt_init(void)
 	if (ret)
 		goto err_drain;
 	WRITE_ONCE(amt_running, true);
-	pr_info("loaded: enabled=%d mode=%s thresh_pages=%lu max_pending_pages=%lu\n",
+	pr_info("loaded: enabled=%d mode=%s thresh_pages=%lu max_pending_pages=%lu reapers=%u\n",
 		amt_enabled, amt_mode_names[amt_mode], amt_thresh_pages,
-		amt_max_pending_pages);
+		amt_max_pending_pages, amt_reapers);
 	return 0;
 
 err_drain:
@@ -279,7 +311,7 @@ static void __exit amt_exit(void)
 	kobject_put(amt_kobj);
 	/* No new deferrals, and no task left in hook code. */
 	amt_hook_exit();
-	/* Tasks that stashed an mm tear it down before the second hook goes. */
+	/* Stashes left go to the reaper; then the second hook goes. */
 	amt_self_exit();
 	amt_oom_exit();
 	amt_stats_exit();

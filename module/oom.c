@@ -170,7 +170,7 @@ static int amt_oom_notify(struct notifier_block *nb, unsigned long unused,
 		return NOTIFY_OK;
 	amt_note_pressure();
 	/* The reaper itself out of memory must not wait for itself. */
-	if (!amt_pending_mms() || current == amt_reaper_task())
+	if (!amt_pending_mms() || amt_is_reaper(current))
 		return NOTIFY_OK;
 	t0 = ktime_get_ns();
 	got = amt_reaper_wait_progress(AMT_OOM_WAIT_MS);
@@ -186,6 +186,7 @@ static struct notifier_block amt_oom_nb = {
 	.notifier_call = amt_oom_notify,
 };
 
+/* Deferred anonymous and swap pages: what a teardown is sure to free. */
 static unsigned long amt_shrink_count(struct shrinker *s,
 				      struct shrink_control *sc)
 {
@@ -195,9 +196,10 @@ static unsigned long amt_shrink_count(struct shrinker *s,
 }
 
 /*
- * Reclaim wants memory and the queue holds some. Tearing an mm down here,
+ * Reclaim wants memory and deferred mms hold some. Tearing an mm down here,
  * in the reclaiming task, would trade one latency cliff for another; the
- * reaper does it, at normal priority until the queue is empty.
+ * reaper does it, at normal priority until the queue is empty, and takes
+ * over the stashes whose task is stuck before exit_notify().
  */
 static unsigned long amt_shrink_scan(struct shrinker *s,
 				     struct shrink_control *sc)
@@ -207,6 +209,7 @@ static unsigned long amt_shrink_scan(struct shrinker *s,
 		return SHRINK_STOP;
 	if (!current_is_kswapd())
 		amt_note_pressure();
+	amt_reaper_handoff(AMT_HANDOFF_STUCK);
 	amt_reaper_boost();
 	return SHRINK_STOP;
 }

@@ -95,6 +95,40 @@ unsigned long amt_default_thresh(unsigned long page_size)
 	return (64UL << 20) / page_size;
 }
 
+/**
+ * amt_check_reapers() - validate a reapers value
+ * @val: proposed number of reaper threads
+ * @max: the most the module supports
+ *
+ * Return: 0 if 1 <= @val <= @max, else -EINVAL.
+ */
+int amt_check_reapers(unsigned long val, unsigned long max)
+{
+	return (val >= 1 && val <= max) ? 0 : -EINVAL;
+}
+
+/**
+ * amt_default_reapers() - default number of reaper threads
+ * @online_cpus: CPUs online at load
+ * @max: the most the module supports
+ *
+ * One per CPU, so that exits dying together are torn down in parallel as
+ * they would be inline; at least two, so that one teardown stuck in
+ * __mmput() never holds up the rest of the queue; at most @max (and 8),
+ * since each is a thread and parallel teardowns beyond that contend on
+ * the zone locks rather than gaining speed.
+ *
+ * Return: the count.
+ */
+unsigned int amt_default_reapers(unsigned int online_cpus, unsigned int max)
+{
+	unsigned int n = online_cpus < 2 ? 2 : online_cpus;
+
+	if (n > 8)
+		n = 8;
+	return n < max ? n : max;
+}
+
 static const char *const amt_verdict_names[AMT_NR_VERDICTS] = {
 	[AMT_DEFER]		= "queued",
 	[AMT_SYNC_DISABLED]	= "sync_disabled",

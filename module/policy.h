@@ -68,6 +68,9 @@ int amt_check_thresh(unsigned long val, unsigned long totalram);
 int amt_check_max_pending(unsigned long val, unsigned long totalram);
 unsigned long amt_default_max_pending(unsigned long totalram);
 unsigned long amt_default_thresh(unsigned long page_size);
+int amt_check_reapers(unsigned long val, unsigned long max);
+unsigned int amt_default_reapers(unsigned int online_cpus,
+				 unsigned int max);
 
 const char *amt_verdict_name(enum amt_verdict v);
 

@@ -15,8 +15,9 @@ struct amt_pcpu_stats {
 };
 
 static DEFINE_PER_CPU(struct amt_pcpu_stats, amt_pcpu_stats);
-/* Written only by the reaper. */
-static u64 amt_teardown_ns_total, amt_teardown_ns_max;
+/* Written by the reaper threads, possibly at once. */
+static atomic64_t amt_teardown_ns_total = ATOMIC64_INIT(0);
+static atomic64_t amt_teardown_ns_max = ATOMIC64_INIT(0);
 static struct dentry *amt_debugfs_dir;
 
 /**
@@ -44,9 +45,12 @@ void amt_stat_add(unsigned int stat, unsigned long n)
  */
 void amt_stat_teardown(u64 ns)
 {
-	WRITE_ONCE(amt_teardown_ns_total, amt_teardown_ns_total + ns);
-	if (ns > amt_teardown_ns_max)
-		WRITE_ONCE(amt_teardown_ns_max, ns);
+	s64 max = atomic64_read(&amt_teardown_ns_max);
+
+	atomic64_add(ns, &amt_teardown_ns_total);
+	while ((s64)ns > max &&
+	       !atomic64_try_cmpxchg(&amt_teardown_ns_max, &max, ns))
+		;
 }
 
 static unsigned long amt_stat_sum(unsigned int stat)
@@ -80,11 +84,16 @@ static int amt_stats_show(struct seq_file *m, void *unused)
 	seq_printf(m, "rejected %lu\n", rejected);
 	for (i = AMT_SYNC_DISABLED; i < AMT_NR_VERDICTS; i++)
 		seq_printf(m, "%s %lu\n", amt_verdict_name(i), v[i]);
-	seq_printf(m, "reaped %lu\n", v[AMT_STAT_REAPED]);
+	/* reaped: every deferred teardown that ended, whoever ran it */
+	seq_printf(m, "reaped %lu\n",
+		   v[AMT_STAT_REAPED_REAPER] + v[AMT_STAT_REAPED_SELF]);
+	seq_printf(m, "reaped_by_reaper %lu\n", v[AMT_STAT_REAPED_REAPER]);
+	seq_printf(m, "reaped_by_self %lu\n", v[AMT_STAT_REAPED_SELF]);
 	seq_printf(m, "reaped_pages %lu\n", v[AMT_STAT_REAPED_PAGES]);
 	seq_printf(m, "pending_mms %ld\n", amt_pending_mms());
 	seq_printf(m, "pending_pages %ld\n", amt_pending_pages());
 	seq_printf(m, "pending_pages_peak %ld\n", amt_pending_pages_peak());
+	seq_printf(m, "handoffs %lu\n", v[AMT_STAT_HANDOFFS]);
 	seq_printf(m, "drains %lu\n", v[AMT_STAT_DRAINS]);
 	seq_printf(m, "drain_timeouts %lu\n", v[AMT_STAT_DRAIN_TIMEOUTS]);
 	seq_printf(m, "oom_victims_marked %lu\n", v[AMT_STAT_OOM_MARKED]);
@@ -92,19 +101,19 @@ static int amt_stats_show(struct seq_file *m, void *unused)
 	seq_printf(m, "oom_drains %lu\n", v[AMT_STAT_OOM_DRAINS]);
 	seq_printf(m, "oom_freed_pages %lu\n", v[AMT_STAT_OOM_FREED_PAGES]);
 	seq_printf(m, "shrinker_scans %lu\n", v[AMT_STAT_SHRINKER_SCANS]);
-	seq_printf(m, "self_done %lu\n", v[AMT_STAT_SELF_DONE]);
 	seq_printf(m, "self_ns_total %lu\n", v[AMT_STAT_SELF_NS]);
 	seq_printf(m, "self_mempolicy %lu\n", v[AMT_STAT_SELF_MEMPOLICY]);
 	seq_printf(m, "wake_fallback %lu\n", v[AMT_STAT_WAKE_FALLBACK]);
 	seq_printf(m, "exit_not_last %lu\n", v[AMT_STAT_NOT_LAST]);
 	seq_printf(m, "exit_unrecognized %lu\n", v[AMT_STAT_UNRECOGNIZED]);
 	seq_printf(m, "reaper_pid %d\n", reaper ? reaper->pid : 0);
+	seq_printf(m, "reaper_threads %u\n", amt_reaper_count());
 	seq_printf(m, "reaper_cpu_ns %llu\n",
-		   reaper ? (unsigned long long)READ_ONCE(reaper->se.sum_exec_runtime) : 0ULL);
-	seq_printf(m, "teardown_ns_total %llu\n",
-		   (unsigned long long)READ_ONCE(amt_teardown_ns_total));
-	seq_printf(m, "teardown_ns_max %llu\n",
-		   (unsigned long long)READ_ONCE(amt_teardown_ns_max));
+		   (unsigned long long)amt_reaper_cpu_ns());
+	seq_printf(m, "teardown_ns_total %lld\n",
+		   (long long)atomic64_read(&amt_teardown_ns_total));
+	seq_printf(m, "teardown_ns_max %lld\n",
+		   (long long)atomic64_read(&amt_teardown_ns_max));
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(amt_stats);

@@ -19,7 +19,8 @@ if [ ! -s "$dir/scripts/checkpatch.pl" ]; then
 	rm -rf "$dir" && mv "$dir.tmp" "$dir"
 fi
 cd "$top"
-files=(module/*.c module/*.h tests/harness/amt_warn.c)
+files=(module/*.c module/*.h tests/harness/amt_warn.c tests/guest/helper/*.c
+	tests/guest/helper/*.h)
 if out=$(perl "$dir/scripts/checkpatch.pl" --no-tree --terse --show-types \
 	--ignore FILE_PATH_CHANGES -f "${files[@]}" 2>&1 |
 	grep -E ': (WARNING|ERROR):'); then

@@ -45,6 +45,8 @@ done
 "$top/scripts/deps.sh"
 eval "$("$top/scripts/kernel.sh" "$suite")"
 [ -n "$ko" ] || ko=$("$top/scripts/build-module.sh" "$suite")
+# the tests' fixture module (tests/guest/helper/), loaded by tests that need it
+helper=$("$top/scripts/build-helper.sh" "$suite")
 "$top/scripts/build-guest.sh" "$top/build/guest"
 
 # initramfs: busybox, /init, the module, the selected tests, the tools
@@ -57,6 +59,7 @@ mkdir -p "$stage"/{bin,amt,tests,tools,proc,sys,dev,tmp}
 cp /bin/busybox "$stage/bin/busybox"
 cp "$top/tests/guest/init" "$stage/init"
 cp "$ko" "$stage/amt/async_mm_teardown.ko"
+cp "$helper" "$stage/amt/amt_helper.ko"
 [ ${#extra[@]} -eq 0 ] || cp "${extra[@]}" "$stage/amt/"
 for t in "$top"/build/guest/tests/$glob; do
 	[ -e "$t" ] && cp "$t" "$stage/tests/"

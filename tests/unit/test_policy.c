@@ -92,6 +92,15 @@ int main(void)
 	CHECK(amt_default_max_pending(1000) == 250, "default cap is RAM/4");
 	CHECK(amt_default_max_pending(3) == 1, "default cap at least 1");
 	CHECK(amt_default_thresh(4096) == 16384, "default thresh 64 MiB");
+	CHECK(amt_check_reapers(0, 16) == -EINVAL, "0 reapers refused");
+	CHECK(amt_check_reapers(1, 16) == 0, "1 reaper accepted");
+	CHECK(amt_check_reapers(16, 16) == 0, "max reapers accepted");
+	CHECK(amt_check_reapers(17, 16) == -EINVAL, "over max refused");
+	CHECK(amt_default_reapers(1, 16) == 2,
+	      "default reapers: two even on one CPU");
+	CHECK(amt_default_reapers(4, 16) == 4, "default reapers: one per CPU");
+	CHECK(amt_default_reapers(64, 16) == 8, "default reapers: at most 8");
+	CHECK(amt_default_reapers(64, 4) == 4, "default reapers: within max");
 
 	for (i = 0; i < AMT_NR_VERDICTS; i++)
 		if (!amt_verdict_name(i) || !*amt_verdict_name(i))

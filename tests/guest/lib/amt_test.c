@@ -221,9 +221,9 @@ bool amt_loaded(void)
 	return access("/sys/module/async_mm_teardown", F_OK) == 0;
 }
 
-int amt_load(const char *params)
+static int amt_load_ko(const char *ko, const char *params)
 {
-	int fd = open(AMT_KO, O_RDONLY | O_CLOEXEC);
+	int fd = open(ko, O_RDONLY | O_CLOEXEC);
 	int ret = 0;
 
 	if (fd < 0)
@@ -232,6 +232,22 @@ int amt_load(const char *params)
 		ret = errno;
 	close(fd);
 	return ret;
+}
+
+int amt_load(const char *params)
+{
+	return amt_load_ko(AMT_KO, params);
+}
+
+void amt_helper_load(void)
+{
+	int err;
+
+	if (access(AMT_HELPER, F_OK) == 0)
+		return;
+	err = amt_load_ko("/amt/amt_helper.ko", NULL);
+	amt_assert(!err, "cannot load the fixture module: %s", strerror(err));
+	amt_assert(access(AMT_BLOCK_DEV, F_OK) == 0, "no " AMT_BLOCK_DEV);
 }
 
 int amt_unload(void)
@@ -290,7 +306,8 @@ const char *amt_mode = "reaper";
 
 long amt_torn_down(void)
 {
-	return amt_stat(strcmp(amt_mode, "self") ? "reaped" : "self_done");
+	return amt_stat(strcmp(amt_mode, "self") ? "reaped_by_reaper" :
+			"reaped_by_self");
 }
 
 void amt_reset_defaults(void)
@@ -792,6 +809,18 @@ int amt_main(const struct amt_test *t, int argc, char **argv)
 		printf("not ok - %s # memory not returned: MemAvailable + per-CPU free lists %ld kB, baseline %ld kB\n",
 		       name, now_kb, base_kb);
 		return 1;
+	}
+	if (amt_loaded()) {
+		/* Every deferral ends as one teardown, whoever ran it. */
+		long q = amt_stat("queued"), r = amt_stat("reaped");
+		long p = amt_stat("pending_mms");
+
+		if (q != r + p) {
+			amt_stats_note();
+			printf("not ok - %s # counters do not add up: queued %ld != reaped %ld + pending_mms %ld\n",
+			       name, q, r, p);
+			return 1;
+		}
 	}
 	printf("ok - %s\n", name);
 	return 0;

@@ -41,7 +41,7 @@ struct amt_test {
 int amt_main(const struct amt_test *t, int argc, char **argv);
 /* The mode this run tests: "reaper" or "self". */
 extern const char *amt_mode;
-/* Teardowns completed in this mode: stats "reaped" or "self_done". */
+/* Teardowns completed in this mode: "reaped_by_reaper" or "reaped_by_self". */
 long amt_torn_down(void);
 /*
  * amt_slow=N on the kernel command line (the debug kernel: KASAN and
@@ -65,6 +65,14 @@ void amt_skip(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2
 /* A diagnostic line ("# ...") that does not change the verdict. */
 void amt_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 #define amt_assert(cond, ...) do { if (!(cond)) amt_fail(__VA_ARGS__); } while (0)
+
+/*
+ * The fixture module (tests/guest/helper/): /dev/amt_block, whose close
+ * blocks while the parameter "hold" is 1. Fails the test if it cannot load.
+ */
+#define AMT_HELPER "/sys/module/amt_helper/parameters/"
+#define AMT_BLOCK_DEV "/dev/amt_block"
+void amt_helper_load(void);
 
 /* Module control. */
 bool amt_loaded(void);

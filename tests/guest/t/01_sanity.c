@@ -10,7 +10,8 @@
 static const char *const keys[] = {
 	"queued", "sync", "rejected", "sync_disabled", "sync_small",
 	"rejected_oom_victim", "rejected_aio", "rejected_budget",
-	"rejected_nomem", "reaped", "pending_mms", "pending_pages",
+	"rejected_nomem", "reaped", "reaped_by_reaper", "reaped_by_self",
+	"handoffs", "pending_mms", "pending_pages",
 	"reaper_cpu_ns", "teardown_ns_max", "reaper_pid",
 };
 

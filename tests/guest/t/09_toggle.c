@@ -15,13 +15,13 @@
 /* Either mode may have taken any exit while the flipper runs. */
 static long torn_down(void)
 {
-	return amt_stat("reaped") + amt_stat("self_done");
+	return amt_stat("reaped");
 }
 
 static void run(void)
 {
 	long q0 = amt_stat("queued"), r0 = torn_down();
-	long rp0 = amt_stat("reaped"), sd0 = amt_stat("self_done");
+	long rp0 = amt_stat("reaped_by_reaper"), sd0 = amt_stat("reaped_by_self");
 	bool flip_mode = !strcmp(amt_mode, "self");
 	long s0 = amt_stat("sync");
 	pid_t flipper;
@@ -56,8 +56,8 @@ static void run(void)
 		long s = amt_stat("sync") - s0;
 
 		amt_note("%d exits: queued %ld (reaper %ld, self %ld), inline %ld",
-			 2 * ROUNDS, q, amt_stat("reaped") - rp0,
-			 amt_stat("self_done") - sd0, s);
+			 2 * ROUNDS, q, amt_stat("reaped_by_reaper") - rp0,
+			 amt_stat("reaped_by_self") - sd0, s);
 		amt_assert(q == r, "queued %ld but reaped %ld", q, r);
 		amt_assert(q + s >= 2 * ROUNDS, "exits lost: %ld + %ld < %d",
 			   q, s, 2 * ROUNDS);

@@ -299,6 +299,16 @@ static void commands_loaded(void)
 	want_also("# TYPE async_mm_teardown_reaper_pid gauge");
 	want_also("# TYPE async_mm_teardown_teardown_seconds_max gauge");
 	want_also("\nasync_mm_teardown_rejected_total{reason=\"aio\"} ");
+	/* every line the module prints is one amtctl knows, with its type */
+	{
+		const char *u = strstr(o.out, "not known to this amtctl");
+
+		amt_assert(!u, "amtctl does not know a stat the module prints: %.160s",
+			   u - o.out > 120 ? u - 120 : o.out);
+	}
+	want_also("# TYPE async_mm_teardown_reaped_by_self_total counter");
+	want_also("# TYPE async_mm_teardown_handoffs_total counter");
+	want_also("# TYPE async_mm_teardown_self_seconds_total counter");
 	check(2, "not both", "stats --json --prometheus");
 
 	/* Drain after a real deferred exit. */

@@ -5,7 +5,7 @@
 static void run(void)
 {
 	uint64_t sync_ns[3], self_ns[3];
-	long d0 = amt_stat("self_done"), r0 = amt_stat("reaped");
+	long d0 = amt_stat("reaped_by_self"), r0 = amt_stat("reaped_by_reaper");
 	int i;
 
 	if (amt_param_set("mode", "self"))
@@ -25,9 +25,10 @@ static void run(void)
 			   amt_trace_count("mm_reaper_reap", pid) == 1,
 			   "pid %d not deferred and torn down exactly once", pid);
 	}
-	amt_assert(amt_stat("self_done") - d0 == 3,
-		   "self_done +%ld, want +3", amt_stat("self_done") - d0);
-	amt_assert(amt_stat("reaped") == r0, "the reaper tore down a self-mode mm");
+	amt_assert(amt_stat("reaped_by_self") - d0 == 3,
+		   "reaped_by_self +%ld, want +3", amt_stat("reaped_by_self") - d0);
+	amt_assert(amt_stat("reaped_by_reaper") == r0,
+		   "the reaper tore down a self-mode mm");
 	amt_median(sync_ns, 3);
 	amt_median(self_ns, 3);
 	amt_note("512 MiB kill->waitpid median: inline %.1f ms, self %.1f ms",

@@ -59,14 +59,14 @@ static void run(void)
 	if (amt_param_set("mode", "self"))
 		amt_skip("mode=self unavailable on this kernel");
 	for (i = 0; i < 3; i++) {
-		d0 = amt_stat("self_done");
+		d0 = amt_stat("reaped_by_self");
 		q0 = amt_stat("queued");
 		autoreaped();
 		amt_assert(!amt_drain(60000), "drain failed");
 		amt_assert(amt_stat("queued") - q0 == 1 &&
-			   amt_stat("self_done") - d0 == 1,
-			   "round %d: queued +%ld, self_done +%ld, want +1 +1", i,
-			   amt_stat("queued") - q0, amt_stat("self_done") - d0);
+			   amt_stat("reaped_by_self") - d0 == 1,
+			   "round %d: queued +%ld, reaped_by_self +%ld, want +1 +1", i,
+			   amt_stat("queued") - q0, amt_stat("reaped_by_self") - d0);
 	}
 }
 

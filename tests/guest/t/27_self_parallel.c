@@ -49,7 +49,7 @@ static void run(void)
 	for (r = 0; r < ROUNDS; r++)
 		for (j = 0; j < NR; j++) {
 			int c = (r + j) % NR;
-			long done = amt_stat("self_done"), reaped = amt_stat("reaped");
+			long done = amt_stat("reaped_by_self"), reaped = amt_stat("reaped_by_reaper");
 			long queued = amt_stat("queued");
 			long not_last = amt_stat("exit_not_last");
 			long unrec = amt_stat("exit_unrecognized");
@@ -60,8 +60,8 @@ static void run(void)
 			ns[c][r] = round_trip();	/* drains: all counted */
 			if (c != SELF)
 				continue;
-			dd = amt_stat("self_done") - done;
-			dr = amt_stat("reaped") - reaped;
+			dd = amt_stat("reaped_by_self") - done;
+			dr = amt_stat("reaped_by_reaper") - reaped;
 			dq = amt_stat("queued") - queued;
 			dn = amt_stat("exit_not_last") - not_last;
 			du = amt_stat("exit_unrecognized") - unrec;
@@ -75,7 +75,7 @@ static void run(void)
 			 * went unrecognized (inline). Never a gate.
 			 */
 			amt_assert(dq + dn + du == M && dd == dq && dr == 0,
-				   "self mode: queued +%ld, exit_not_last +%ld, exit_unrecognized +%ld, self_done +%ld, reaped +%ld; want %d = queued + exit_not_last + exit_unrecognized, self_done = queued",
+				   "self mode: queued +%ld, exit_not_last +%ld, exit_unrecognized +%ld, reaped_by_self +%ld, reaped_by_reaper +%ld; want %d = queued + exit_not_last + exit_unrecognized, reaped_by_self = queued",
 				   dq, dn, du, dd, dr, M);
 			if (dn || du)
 				amt_note("round %d: %ld of %d exits found their mm still in use, %ld unrecognized",

@@ -1,0 +1,443 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The deferred set: every mm whose teardown the hook took off the exit
+ * path, from the deferral until its teardown has ended, whoever runs it.
+ *
+ * An entry owns the last mm_users reference of its mm and is, under
+ * amt_lock, in exactly one state:
+ *
+ *   STASHED  mode=self: kept for its own task, which takes it right after
+ *            exit_notify() (self.c); in the stash table, keyed by the task;
+ *   QUEUED   waiting for the mm_reaper, on amt_queue;
+ *   RUNNING  being torn down, by its task or by the reaper.
+ *
+ * From the deferral to the end of its teardown it is also on amt_deferred,
+ * in deferral order (seq): pending_mms and pending_pages count exactly those
+ * entries, the OOM notifier and the shrinker read them, and a drain waits
+ * for the oldest to pass its epoch. A stash can be handed off (STASHED ->
+ * QUEUED) when its task is late or stuck; the task then finds no entry. One
+ * lock for all three collections makes every state change a single step.
+ *
+ * Copyright (C) 2026 The async_mm_teardown authors.
+ */
+#include <linux/hashtable.h>
+#include <linux/sched/mm.h>
+#include <linux/sched/task.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+#include <linux/topology.h>
+#include <linux/wait.h>
+#include "amt.h"
+#include "amt_trace.h"
+
+static DEFINE_SPINLOCK(amt_lock);
+static LIST_HEAD(amt_deferred);		/* every entry, in seq order */
+static LIST_HEAD(amt_queue);		/* QUEUED entries */
+static DEFINE_HASHTABLE(amt_stash_table, 8);	/* STASHED entries */
+static u64 amt_seq;			/* the last seq given out */
+static unsigned long amt_freed;		/* anon pages freed by ended teardowns */
+
+/* Read locklessly by the mpol_put_task_policy() callback (self.c). */
+atomic_t amt_nr_stashed = ATOMIC_INIT(0);
+
+static atomic_long_t amt_pending_pages_cnt = ATOMIC_LONG_INIT(0);
+static atomic_long_t amt_pending_mms_cnt = ATOMIC_LONG_INIT(0);
+static atomic_long_t amt_pending_peak = ATOMIC_LONG_INIT(0);
+static atomic_long_t amt_ended = ATOMIC_LONG_INIT(0);
+static DECLARE_WAIT_QUEUE_HEAD(amt_ended_wq);
+
+/*
+ * What a teardown gives back for certain: anonymous pages (RAM) and swap
+ * entries. File pages stay in the page cache after the unmap, and shmem
+ * pages are freed only if the unmap drops the object's last user, which
+ * the exit path cannot tell cheaply: counting either would report memory
+ * that does not come back (docs/design.md, "What counts as freed").
+ */
+static unsigned long amt_mm_freeable(struct mm_struct *mm)
+{
+	return get_mm_counter(mm, MM_ANONPAGES) +
+	       get_mm_counter(mm, MM_SWAPENTS);
+}
+
+static void amt_note_peak(long total)
+{
+	long peak = atomic_long_read(&amt_pending_peak);
+
+	while (total > peak &&
+	       !atomic_long_try_cmpxchg(&amt_pending_peak, &peak, total))
+		;
+}
+
+/**
+ * amt_pending_charge() - count an mm's freeable pages as pending
+ * @pages: the charge, memoised in the entry: RSS keeps shrinking
+ * @capped: apply max_pending_pages (the reaper's queue)
+ *
+ * Add-then-check: concurrent chargers may over-reject, never over-admit.
+ *
+ * Return: true if charged; false (nothing charged) if over the cap.
+ */
+bool amt_pending_charge(unsigned long pages, bool capped)
+{
+	long total = atomic_long_add_return(pages, &amt_pending_pages_cnt);
+
+	if (capped && !amt_budget_ok(total, READ_ONCE(amt_max_pending_pages))) {
+		atomic_long_sub(pages, &amt_pending_pages_cnt);
+		return false;
+	}
+	amt_note_peak(total);
+	return true;
+}
+
+/**
+ * amt_pending_uncharge() - return a charge taken by amt_pending_charge()
+ * @pages: the charge
+ */
+void amt_pending_uncharge(unsigned long pages)
+{
+	long left = atomic_long_sub_return(pages, &amt_pending_pages_cnt);
+
+	AMT_CHECK(left >= 0);
+}
+
+/**
+ * amt_entry_new() - an entry for the mm whose last reference current holds
+ * @mm: the mm
+ * @rss: its RSS, for the tracepoints
+ *
+ * Context: the exit path; does not sleep.
+ *
+ * Return: the entry, not yet charged nor deferred; NULL without memory.
+ */
+struct amt_entry *amt_entry_new(struct mm_struct *mm, unsigned long rss)
+{
+	struct amt_entry *e = kzalloc(sizeof(*e), GFP_NOWAIT | __GFP_NOWARN);
+
+	if (!e)
+		return NULL;
+	e->mm = mm;
+	e->rss = rss;
+	e->charged = amt_mm_freeable(mm);
+	e->pid = current->pid;
+	return e;
+}
+
+static void amt_unstash(struct amt_entry *e)
+{
+	hash_del(&e->stash);
+	atomic_dec(&amt_nr_stashed);
+}
+
+/**
+ * amt_defer() - enter a charged entry into the deferred set
+ * @e: the entry; from now on it owns the mm reference
+ * @task: mode=self: the exiting task (current) that will take it back;
+ *	NULL: queue it for the reaper (the caller wakes it)
+ */
+void amt_defer(struct amt_entry *e, struct task_struct *task)
+{
+	/* the deferred reference is a live one (the task's last, normally) */
+	AMT_CHECK(atomic_read(&e->mm->mm_users) > 0);
+	atomic_long_inc(&amt_pending_mms_cnt);
+	if (task) {
+		/* The entry may outlive the task (a second oops in exit). */
+		get_task_struct(task);
+		e->task = task;
+	}
+	spin_lock(&amt_lock);
+	e->seq = ++amt_seq;
+	e->since = jiffies;
+	list_add_tail(&e->deferred, &amt_deferred);
+	if (task) {
+		e->state = AMT_STASHED;
+		hash_add(amt_stash_table, &e->stash, (unsigned long)task);
+		atomic_inc(&amt_nr_stashed);
+	} else {
+		e->state = AMT_QUEUED;
+		list_add_tail(&e->queue, &amt_queue);
+	}
+	spin_unlock(&amt_lock);
+}
+
+/* Under amt_lock: the teardown starts, and its progress becomes visible. */
+static struct amt_entry *amt_start(struct amt_entry *e)
+{
+	lockdep_assert_held(&amt_lock);
+	/* Keep the struct (not the memory) for amt_progress() readers. */
+	mmgrab(e->mm);
+	e->freeable0 = amt_mm_freeable(e->mm);
+	e->state = AMT_RUNNING;
+	return e;
+}
+
+/**
+ * amt_stash_take() - take back the entry @tsk stashed, if still stashed
+ * @tsk: current, after exit_notify()
+ *
+ * Return: the entry, now RUNNING; NULL if none (or handed off meanwhile).
+ */
+struct amt_entry *amt_stash_take(struct task_struct *tsk)
+{
+	struct amt_entry *e, *found = NULL;
+
+	spin_lock(&amt_lock);
+	hash_for_each_possible(amt_stash_table, e, stash, (unsigned long)tsk) {
+		if (e->task == tsk) {
+			amt_unstash(e);
+			found = amt_start(e);
+			break;
+		}
+	}
+	spin_unlock(&amt_lock);
+	return found;
+}
+
+/**
+ * amt_queue_take() - take the oldest queued entry, for a reaper
+ *
+ * Return: the entry, now RUNNING; NULL if the queue is empty.
+ */
+struct amt_entry *amt_queue_take(void)
+{
+	struct amt_entry *e;
+
+	spin_lock(&amt_lock);
+	e = list_first_entry_or_null(&amt_queue, struct amt_entry, queue);
+	if (e) {
+		list_del(&e->queue);
+		amt_start(e);
+	}
+	spin_unlock(&amt_lock);
+	return e;
+}
+
+/**
+ * amt_queue_empty() - is nothing waiting for the reaper?
+ *
+ * Context: any; a lockless snapshot.
+ *
+ * Return: true if no entry is QUEUED.
+ */
+bool amt_queue_empty(void)
+{
+	return list_empty_careful(&amt_queue);
+}
+
+/**
+ * amt_handoff() - give stashed entries to the reaper
+ * @which: AMT_HANDOFF_LATE: those stashed AMT_STASH_MAX ago or longer;
+ *	AMT_HANDOFF_STUCK: those whose task has not reached exit_notify()
+ *	(a task past it takes its entry within microseconds);
+ *	AMT_HANDOFF_ALL: every one
+ * @next: if not NULL, set to the jiffies at which the oldest stash left
+ *	behind becomes late, or 0 if none is left
+ *
+ * The caller wakes the reaper if this returns non-zero.
+ *
+ * Return: how many were handed off.
+ */
+unsigned int amt_handoff(enum amt_handoff_which which, unsigned long *next)
+{
+	struct amt_entry *e;
+	unsigned int n = 0;
+
+	if (next)
+		*next = 0;
+	if (!atomic_read(&amt_nr_stashed))
+		return 0;
+	spin_lock(&amt_lock);
+	list_for_each_entry(e, &amt_deferred, deferred) {
+		if (e->state != AMT_STASHED)
+			continue;
+		/* seq order is stash order: the rest are younger still */
+		if (which == AMT_HANDOFF_LATE &&
+		    time_before(jiffies, e->since + AMT_STASH_MAX)) {
+			if (next)
+				*next = e->since + AMT_STASH_MAX;
+			break;
+		}
+		/* the entry's task reference keeps ->exit_state readable */
+		if (which == AMT_HANDOFF_STUCK && READ_ONCE(e->task->exit_state))
+			continue;
+		amt_unstash(e);
+		e->state = AMT_QUEUED;
+		list_add_tail(&e->queue, &amt_queue);
+		n++;
+	}
+	spin_unlock(&amt_lock);
+	if (n)
+		amt_stat_add(AMT_STAT_HANDOFFS, n);
+	return n;
+}
+
+/**
+ * amt_teardown() - tear a RUNNING entry's mm down, account it, free it
+ * @e: from amt_stash_take() or amt_queue_take()
+ * @by_self: the dying task itself runs it (else a reaper)
+ *
+ * Context: process context, no locks held; sleeps for as long as
+ * __mmput() takes.
+ */
+void amt_teardown(struct amt_entry *e, bool by_self)
+{
+	struct mm_struct *mm = e->mm;
+	unsigned long rss = amt_mm_rss_exact(mm), left;
+	long mms;
+	u64 t0 = ktime_get_ns(), ns;
+
+	AMT_CHECK(e->state == AMT_RUNNING);
+	/* The deferred reference, normally the last: __mmput() runs here. */
+	mmput(mm);
+	ns = ktime_get_ns() - t0;
+	/*
+	 * Nothing left after a real teardown; unchanged if a temporary
+	 * mmget_not_zero() holder (khugepaged, /proc) drops the last one.
+	 */
+	left = amt_mm_freeable(mm);
+
+	spin_lock(&amt_lock);
+	list_del(&e->deferred);
+	amt_freed += e->freeable0 > left ? e->freeable0 - left : 0;
+	spin_unlock(&amt_lock);
+	mmdrop(mm);
+
+	amt_pending_uncharge(e->charged);
+	mms = atomic_long_dec_return(&amt_pending_mms_cnt);
+	AMT_CHECK(mms >= 0);
+	if (by_self) {
+		amt_stat_inc(AMT_STAT_REAPED_SELF);
+		amt_stat_add(AMT_STAT_SELF_NS, ns);
+	} else {
+		amt_stat_inc(AMT_STAT_REAPED_REAPER);
+		amt_stat_teardown(ns);
+	}
+	amt_stat_add(AMT_STAT_REAPED_PAGES, e->charged);
+	trace_mm_reaper_reap(e->pid, e->charged, rss, numa_node_id(), ns);
+	atomic_long_inc(&amt_ended);
+	wake_up_all(&amt_ended_wq);
+	if (e->task)
+		put_task_struct(e->task);
+	kfree(e);
+}
+
+/**
+ * amt_progress() - freeable pages given back by deferred teardowns so far
+ *
+ * Ended teardowns, plus what those running have unmapped so far (their
+ * counters fall as exit_mmap() zaps). Only grows.
+ *
+ * Return: a page count since load.
+ */
+unsigned long amt_progress(void)
+{
+	struct amt_entry *e;
+	unsigned long sum, now;
+
+	spin_lock(&amt_lock);
+	sum = amt_freed;
+	list_for_each_entry(e, &amt_deferred, deferred) {
+		if (e->state != AMT_RUNNING)
+			continue;
+		now = amt_mm_freeable(e->mm);
+		if (now < e->freeable0)
+			sum += e->freeable0 - now;
+	}
+	spin_unlock(&amt_lock);
+	return sum;
+}
+
+/**
+ * amt_wait_ended() - wait until a deferred teardown ends, or @timeout passes
+ * @timeout: the most to wait, in jiffies
+ */
+void amt_wait_ended(long timeout)
+{
+	long seen = atomic_long_read(&amt_ended);
+
+	wait_event_timeout(amt_ended_wq,
+			   atomic_long_read(&amt_ended) != seen ||
+			   !amt_pending_mms(), timeout);
+}
+
+/**
+ * amt_epoch() - the seq of the newest deferral so far
+ *
+ * Return: everything deferred before the call has a seq up to this.
+ */
+u64 amt_epoch(void)
+{
+	u64 seq;
+
+	spin_lock(&amt_lock);
+	seq = amt_seq;
+	spin_unlock(&amt_lock);
+	return seq;
+}
+
+static bool amt_epoch_done(u64 epoch)
+{
+	struct amt_entry *e;
+	bool done;
+
+	spin_lock(&amt_lock);
+	e = list_first_entry_or_null(&amt_deferred, struct amt_entry,
+				     deferred);
+	done = !e || e->seq > epoch;
+	spin_unlock(&amt_lock);
+	return done;
+}
+
+/**
+ * amt_wait_epoch() - wait until every deferral up to @epoch has ended
+ * @epoch: from amt_epoch()
+ * @timeout: the most to wait, in jiffies
+ *
+ * Later deferrals do not hold it up, however many there are.
+ *
+ * Return: time left (> 0) once done, 0 on timeout, < 0 on a fatal signal.
+ */
+long amt_wait_epoch(u64 epoch, long timeout)
+{
+	return wait_event_killable_timeout(amt_ended_wq, amt_epoch_done(epoch),
+					   timeout);
+}
+
+long amt_pending_mms(void)
+{
+	return atomic_long_read(&amt_pending_mms_cnt);
+}
+
+long amt_pending_pages(void)
+{
+	return atomic_long_read(&amt_pending_pages_cnt);
+}
+
+long amt_pending_pages_peak(void)
+{
+	return atomic_long_read(&amt_pending_peak);
+}
+
+/**
+ * amt_pending_reset_peak() - restart the pending_pages high watermark
+ *
+ * Called when the cap changes, so the peak shows how the new cap held.
+ */
+void amt_pending_reset_peak(void)
+{
+	atomic_long_set(&amt_pending_peak, amt_pending_pages());
+}
+
+/**
+ * amt_pending_empty() - at unload: nothing may be left
+ *
+ * Return: true if no entry is deferred.
+ */
+bool amt_pending_empty(void)
+{
+	bool empty;
+
+	spin_lock(&amt_lock);
+	empty = list_empty(&amt_deferred);
+	spin_unlock(&amt_lock);
+	return empty;
+}

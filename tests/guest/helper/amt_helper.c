@@ -1,0 +1,158 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * amt_helper: a fixture for the guest tests, loaded only inside the test
+ * guest. /dev/amt_block is a character device whose release() blocks while
+ * the parameter "hold" is 1, the way a close can block on a hard-mounted
+ * NFS file, a stalled FUSE daemon or a slow driver: an exiting task that
+ * holds it stops in exit_files() (after exit_mm(), before exit_notify()).
+ * "blocked" says how many releases are waiting.
+ *
+ * Its ioctl AMT_IOC_STALL_MM attaches to the caller's mm an mmu_notifier
+ * whose release() blocks while "stall" is 1, the way a driver's notifier
+ * can wait for its device: whoever tears that mm down (exit_mmap() calls
+ * the notifiers first) is stuck there. "stalled" says how many wait.
+ *
+ * No wait lasts more than 60 s, and each sleeps as TASK_IDLE, so that the
+ * guest's hung-task watchdog does not take the fixture for a bug.
+ *
+ * Copyright (C) 2026 The async_mm_teardown authors.
+ */
+#include <linux/atomic.h>
+#include <linux/fs.h>
+#include <linux/jiffies.h>
+#include <linux/miscdevice.h>
+#include <linux/mmu_notifier.h>
+#include <linux/module.h>
+#include <linux/sched.h>
+#include <linux/sched/mm.h>
+#include <linux/slab.h>
+#include "amt_helper.h"
+
+static bool hold;
+module_param(hold, bool, 0644);
+MODULE_PARM_DESC(hold, "1: a release() of /dev/amt_block waits until this is 0 again (60 s at most)");
+
+static atomic_t blocked = ATOMIC_INIT(0);
+
+static int blocked_get(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%d\n", atomic_read(&blocked));
+}
+
+static const struct kernel_param_ops blocked_ops = {
+	.get = blocked_get,
+};
+module_param_cb(blocked, &blocked_ops, NULL, 0444);
+MODULE_PARM_DESC(blocked, "releases of /dev/amt_block waiting now");
+
+static bool stall;
+module_param(stall, bool, 0644);
+MODULE_PARM_DESC(stall, "1: the release() of an AMT_IOC_STALL_MM notifier waits until this is 0 again (60 s at most)");
+
+static atomic_t stalled = ATOMIC_INIT(0);
+
+static int stalled_get(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%d\n", atomic_read(&stalled));
+}
+
+static const struct kernel_param_ops stalled_ops = {
+	.get = stalled_get,
+};
+module_param_cb(stalled, &stalled_ops, NULL, 0444);
+MODULE_PARM_DESC(stalled, "teardowns waiting in the stalling mmu_notifier now");
+
+/* Sleep while *flag, at most 60 s, without counting as a hung task. */
+static void amt_helper_wait(bool *flag, atomic_t *count)
+{
+	unsigned long end = jiffies + 60 * HZ;
+
+	atomic_inc(count);
+	while (READ_ONCE(*flag) && time_before(jiffies, end))
+		schedule_timeout_idle(msecs_to_jiffies(5));
+	atomic_dec(count);
+}
+
+static void amt_stall_release(struct mmu_notifier *mn, struct mm_struct *mm)
+{
+	amt_helper_wait(&stall, &stalled);
+	/* allowed from release(); the free comes later, asynchronously */
+	mmu_notifier_put(mn);
+}
+
+static struct mmu_notifier *amt_stall_alloc(struct mm_struct *mm)
+{
+	struct mmu_notifier *mn = kzalloc(sizeof(*mn), GFP_KERNEL);
+
+	if (!mn)
+		return ERR_PTR(-ENOMEM);
+	/* the ops are our text: no unload while a notifier exists */
+	__module_get(THIS_MODULE);
+	return mn;
+}
+
+static void amt_stall_free(struct mmu_notifier *mn)
+{
+	kfree(mn);
+	module_put(THIS_MODULE);
+}
+
+static const struct mmu_notifier_ops amt_stall_ops = {
+	.release = amt_stall_release,
+	.alloc_notifier = amt_stall_alloc,
+	.free_notifier = amt_stall_free,
+};
+
+static long amt_block_ioctl(struct file *file, unsigned int cmd,
+			    unsigned long arg)
+{
+	struct mmu_notifier *mn;
+
+	if (cmd != AMT_IOC_STALL_MM)
+		return -ENOTTY;
+	if (!current->mm)
+		return -EINVAL;
+	mn = mmu_notifier_get(&amt_stall_ops, current->mm);
+	return PTR_ERR_OR_ZERO(mn);
+}
+
+static int amt_block_open(struct inode *inode, struct file *file)
+{
+	return 0;
+}
+
+static int amt_block_release(struct inode *inode, struct file *file)
+{
+	amt_helper_wait(&hold, &blocked);
+	return 0;
+}
+
+static const struct file_operations amt_block_fops = {
+	.owner = THIS_MODULE,
+	.open = amt_block_open,
+	.release = amt_block_release,
+	.unlocked_ioctl = amt_block_ioctl,
+};
+
+static struct miscdevice amt_block_dev = {
+	.minor = MISC_DYNAMIC_MINOR,
+	.name = "amt_block",
+	.fops = &amt_block_fops,
+};
+
+static int __init amt_helper_init(void)
+{
+	return misc_register(&amt_block_dev);
+}
+
+static void __exit amt_helper_exit(void)
+{
+	misc_deregister(&amt_block_dev);
+	/* the asynchronous frees of put notifiers run our text */
+	mmu_notifier_synchronize();
+}
+
+module_init(amt_helper_init);
+module_exit(amt_helper_exit);
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("async_mm_teardown test fixture: a close that blocks, a teardown that stalls");

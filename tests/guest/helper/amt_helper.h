@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The interface of the guest tests' fixture module (amt_helper.c), shared
+ * with the tests that use it.
+ *
+ * Copyright (C) 2026 The async_mm_teardown authors.
+ */
+#ifndef AMT_HELPER_H
+#define AMT_HELPER_H
+
+#ifdef __KERNEL__
+#include <linux/ioctl.h>
+#else
+#include <sys/ioctl.h>
+#endif
+
+/*
+ * ioctl on /dev/amt_block: attach to the caller's mm an mmu_notifier whose
+ * release() (run at the start of exit_mmap(), in whoever tears the mm down)
+ * blocks while the parameter "stall" is 1, as a device driver waiting for
+ * its hardware would.
+ */
+#define AMT_IOC_STALL_MM	_IO('a', 1)
+
+#endif /* AMT_HELPER_H */

@@ -1,0 +1,131 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A close that blocks after exit_mm() (a hard-mounted NFS file, a stalled
+ * FUSE daemon, a slow driver's release()) does not hold the dead process's
+ * memory: it comes back within 1 s of the kill while the close still
+ * blocks, a drain returns, and rmmod completes while such a close blocks.
+ * Without the stash hand-off, self mode held the whole mm until the close
+ * returned, and rmmod waited for it.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "../lib/amt_test.h"
+
+#define MB 1024
+#define TOL_KB (48 * 1024)
+
+/* Holds /dev/amt_block open and 1 GiB of anonymous memory. */
+static void body(void *unused)
+{
+	int fd = open(AMT_BLOCK_DEV, O_RDONLY);
+	void *p;
+
+	if (fd < 0)
+		_exit(5);
+	p = mmap(NULL, MB * MiB, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		_exit(2);
+	madvise(p, MB * MiB, MADV_NOHUGEPAGE);
+	amt_touch(p, MB * MiB);
+}
+
+static long blocked(void)
+{
+	char b[32];
+
+	return amt_read_file(AMT_HELPER "blocked", b, sizeof(b)) > 0 ?
+	       strtol(b, NULL, 10) : -1;
+}
+
+/* Kill @pid and return once its exit blocks in the close. */
+static void kill_until_blocked(pid_t pid)
+{
+	int i;
+
+	kill(pid, SIGKILL);
+	for (i = 0; i < 10000 && blocked() < 1; i++)
+		usleep(1000);
+	amt_assert(blocked() == 1, "the close of pid %d never blocked", pid);
+	amt_assert(waitpid(pid, NULL, WNOHANG) == 0,
+		   "pid %d was reaped although its close blocks", pid);
+}
+
+static void run(void)
+{
+	long base, q0, r0, h0, rr0;
+	bool self = !strcmp(amt_mode, "self");
+	uint64_t t0, dt;
+	char cap[32];
+	pid_t pid;
+	int err, i;
+
+	amt_helper_load();
+	/* a close left blocked by an earlier failure ends first */
+	amt_write_file(AMT_HELPER "hold", "0");
+	for (i = 0; i < 1000 && blocked() != 0; i++)
+		usleep(10000);
+	amt_assert(blocked() == 0, "%ld closes still blocked", blocked());
+	/* room for 1 GiB on the reaper's queue (default: RAM/4) */
+	snprintf(cap, sizeof(cap), "%ld", amt_mem_total_kb() / 4 * 3 / 4);
+	amt_assert(!amt_param_set("max_pending_pages", cap), "cannot set cap");
+	base = amt_mem_back_kb();
+	q0 = amt_stat("queued");
+	r0 = amt_stat("reaped");
+	h0 = amt_stat("handoffs");
+	rr0 = amt_stat("reaped_by_reaper");
+	amt_assert(!amt_write_file(AMT_HELPER "hold", "1"), "cannot hold");
+	pid = amt_hog_fn(body, NULL);
+	t0 = amt_now_ns();
+	kill_until_blocked(pid);
+	/* back, and its teardown ended (the last pages go just before) */
+	while ((amt_mem_back_kb() < base - TOL_KB ||
+		amt_stat("reaped") - r0 < 1) &&
+	       amt_now_ns() - t0 < 1000000000ULL * amt_slow())
+		usleep(2000);
+	dt = amt_now_ns() - t0;
+	amt_note("memory back %.0f ms after the kill, close blocked: %ld",
+		 dt / 1e6, blocked());
+	amt_assert(amt_mem_back_kb() >= base - TOL_KB,
+		   "1 s after the kill, with the close blocked, %ld kB of %ld kB are back",
+		   amt_mem_back_kb(), base);
+	amt_assert(blocked() == 1, "the close stopped blocking early");
+	amt_assert(amt_stat("queued") - q0 == 1 && amt_stat("reaped") - r0 == 1 &&
+		   amt_stat("pending_mms") == 0,
+		   "queued +%ld, reaped +%ld, pending_mms %ld; want +1, +1, 0",
+		   amt_stat("queued") - q0, amt_stat("reaped") - r0,
+		   amt_stat("pending_mms"));
+	if (self)
+		amt_assert(amt_stat("handoffs") - h0 == 1 &&
+			   amt_stat("reaped_by_reaper") - rr0 == 1,
+			   "self mode: handoffs +%ld, reaped_by_reaper +%ld; want +1 +1",
+			   amt_stat("handoffs") - h0,
+			   amt_stat("reaped_by_reaper") - rr0);
+	err = amt_drain(3000);
+	amt_assert(!err, "drain with a close blocked: %s", strerror(err));
+	amt_write_file(AMT_HELPER "hold", "0");
+	amt_reap(pid);
+
+	/* rmmod does not wait for a task whose close blocks */
+	amt_write_file(AMT_HELPER "hold", "1");
+	pid = amt_hog_fn(body, NULL);
+	kill_until_blocked(pid);
+	t0 = amt_now_ns();
+	err = amt_unload();
+	amt_note("rmmod took %.0f ms", (amt_now_ns() - t0) / 1e6);
+	amt_assert(!err, "rmmod while a close blocks: %s", strerror(err));
+	amt_assert(blocked() == 1, "the close ended before rmmod returned");
+	amt_write_file(AMT_HELPER "hold", "0");
+	amt_reap(pid);
+	err = amt_load(NULL);
+	amt_assert(!err, "reload: %s", strerror(err));
+}
+
+AMT_TEST_BOTH("stuck_close", "a 1 GiB process whose close blocks after exit_mm() has its memory back within 1 s while the close blocks; drain and rmmod do not wait for the close", 180, run)

@@ -55,7 +55,7 @@ static const struct amtctl_cmd amtctl_cmds[] = {
 	  "  enabled=1|0|y|n            defer large exits (1) or not (0)\n"
 	  "  thresh_pages=PAGES         defer only mms with this many resident\n"
 	  "                             pages or more (1 .. RAM)\n"
-	  "  max_pending_pages=PAGES    most pages queued at once (1 .. RAM)\n"
+	  "  max_pending_pages=PAGES    most freeable pages queued at once (1 .. RAM)\n"
 	  "  mode=self|reaper           who tears deferred mms down: the\n"
 	  "                             dying task after waking its parent\n"
 	  "                             (default), or the mm_reaper thread\n"

@@ -23,7 +23,7 @@
  *  3. spawn: fork+exec+wait and fork+_exit loops with the module not
  *     loaded vs loaded (each mode); per-round ratios, mean and 95% CI;
  *  4. cpu: CPU of the exit path per teardown (the child's cgroup, plus the
- *     mm_reaper thread's schedstat in reaper mode), drained after each
+ *     mm_reaper threads' schedstat in reaper mode), drained after each
  *     kill, and back-to-back (each child allocates while the previous
  *     one's teardown may still run);
  *  5. drain: GiB torn down per second of reaper CPU, from 2. and 4.;
@@ -191,29 +191,65 @@ static uint64_t task_cpu_ns(pid_t pid)
 	return strtoull(buf, NULL, 10);
 }
 
-/* The mm_reaper thread's, 0 if the module is not loaded. */
+#define MAX_REAPERS 16
+
+/* The mm_reaper threads' pids (the module may run several), up to @max. */
+static int reaper_pids(pid_t *pids, int max)
+{
+	char path[300], comm[32];
+	struct dirent *e;
+	DIR *d;
+	int n = 0;
+
+	if (!amt_loaded() || !(d = opendir("/proc")))
+		return 0;
+	while (n < max && (e = readdir(d))) {
+		if (e->d_name[0] < '1' || e->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/comm", e->d_name);
+		if (amt_read_file(path, comm, sizeof(comm)) > 0 &&
+		    !strcmp(comm, "mm_reaper\n"))
+			pids[n++] = atoi(e->d_name);
+	}
+	closedir(d);
+	return n;
+}
+
+/* The mm_reaper threads' together, 0 if the module is not loaded. */
 static uint64_t reaper_cpu_ns(void)
 {
-	long pid = amt_stat("reaper_pid");
+	pid_t pids[MAX_REAPERS];
+	int i, n = reaper_pids(pids, MAX_REAPERS);
+	uint64_t sum = 0;
 
-	return pid > 0 ? task_cpu_ns(pid) : 0;
+	for (i = 0; i < n; i++)
+		sum += task_cpu_ns(pids[i]);
+	return sum;
 }
 
 /*
- * The number after @key's colon in the reaper's /proc/PID/@file, -1 if the
- * module is not loaded or the file has no such line.
+ * The sum of the numbers after @key's colon in the reaper threads'
+ * /proc/PID/@file, -1 if the module is not loaded or a file has no such
+ * line.
  */
 static long reaper_proc_field(const char *file, const char *key)
 {
-	long pid = amt_stat("reaper_pid");
+	pid_t pids[MAX_REAPERS];
+	int i, n = reaper_pids(pids, MAX_REAPERS);
 	char path[64], buf[8192], *p;
+	long sum = 0;
 
-	snprintf(path, sizeof(path), "/proc/%ld/%s", pid, file);
-	if (pid <= 0 || amt_read_file(path, buf, sizeof(buf)) <= 0)
-		return -1;
-	p = strstr(buf, key);
-	p = p ? strchr(p, ':') : NULL;
-	return p ? strtol(p + 1, NULL, 10) : -1;
+	for (i = 0; i < n; i++) {
+		snprintf(path, sizeof(path), "/proc/%d/%s", pids[i], file);
+		if (amt_read_file(path, buf, sizeof(buf)) <= 0)
+			return -1;
+		p = strstr(buf, key);
+		p = p ? strchr(p, ':') : NULL;
+		if (!p)
+			return -1;
+		sum += strtol(p + 1, NULL, 10);
+	}
+	return n ? sum : -1;
 }
 
 /* How often the reaper was preempted so far, 0 if unknown. */
@@ -815,6 +851,16 @@ static void pin(pid_t pid, int cpu)
 		    strerror(errno));
 }
 
+/* Every mm_reaper thread to @cpu (-1: anywhere). */
+static void pin_reapers(int cpu)
+{
+	pid_t pids[MAX_REAPERS];
+	int i, n = reaper_pids(pids, MAX_REAPERS);
+
+	for (i = 0; i < n; i++)
+		pin(pids[i], cpu);
+}
+
 /* Spins on CPU 0 at nice 19, the reaper's own weight: they take turns. */
 static pid_t cpu0_spinner(void)
 {
@@ -853,7 +899,7 @@ static struct cpu_res cpu_split_one(unsigned int how, int n, unsigned long mb)
 	int i;
 
 	set_cfg(REAPER);
-	pin(amt_stat("reaper_pid"), 0);
+	pin_reapers(0);
 	pid = amt_hog(mb, AMT_HOG_ANON);
 	if (how & SPLIT_SPIN)
 		spinner = cpu0_spinner();
@@ -900,8 +946,7 @@ static void bench_cpusplit(void)
 			s[k].preempted += x.preempted / nr;
 		}
 	pin(0, -1);
-	if (amt_loaded())
-		pin(amt_stat("reaper_pid"), -1);
+	pin_reapers(-1);
 	printf("%-13s%-27s%s\n", "", "each teardown alone",
 	       "next child allocating");
 	for (c = 0; c < NR_SPLIT; c += 2)

@@ -49,6 +49,8 @@ struct amt_entry {
 	u64 seq;		/* deferral order, for drains */
 	pid_t pid;		/* the exiting task, for the tracepoints */
 	enum amt_entry_state state;	/* under pending.c's lock */
+	int nice0;		/* self: the task's nice before its teardown */
+	bool reniced;		/* self: it tears down at nice 19 */
 };
 
 /*
@@ -73,6 +75,7 @@ struct amt_entry *amt_stash_take(struct task_struct *tsk);
 struct amt_entry *amt_queue_take(void);
 bool amt_queue_empty(void);
 unsigned int amt_handoff(enum amt_handoff_which which, unsigned long *next);
+void amt_self_unrenice(void);
 void amt_teardown(struct amt_entry *e, bool by_self);
 unsigned long amt_progress(void);
 void amt_wait_ended(long timeout);

@@ -185,6 +185,18 @@ struct amt_entry *amt_stash_take(struct task_struct *tsk)
 		if (e->task == tsk) {
 			amt_unstash(e);
 			found = amt_start(e);
+			/*
+			 * Start the teardown at nice 19, as the reaper runs:
+			 * the parent woken by exit_notify(), and the siblings
+			 * killed with us still on their way there, go first.
+			 * Under the lock, so that amt_self_unrenice() sees it;
+			 * self.c gives the nice back shortly.
+			 */
+			if (task_nice(tsk) < MAX_NICE) {
+				e->nice0 = task_nice(tsk);
+				e->reniced = true;
+				set_user_nice(tsk, MAX_NICE);
+			}
 			break;
 		}
 	}
@@ -268,6 +280,29 @@ unsigned int amt_handoff(enum amt_handoff_which which, unsigned long *next)
 	if (n)
 		amt_stat_add(AMT_STAT_HANDOFFS, n);
 	return n;
+}
+
+/**
+ * amt_self_unrenice() - give self-mode teardowns their nice back
+ *
+ * Once the tasks exiting with them are through (self.c), and at once for
+ * reclaim and the OOM killer, as the reaper's boost: the memory is wanted
+ * now, not behind every runnable task.
+ */
+void amt_self_unrenice(void)
+{
+	struct amt_entry *e;
+
+	if (!amt_pending_mms())
+		return;
+	spin_lock(&amt_lock);
+	list_for_each_entry(e, &amt_deferred, deferred) {
+		if (e->state == AMT_RUNNING && e->reniced) {
+			set_user_nice(e->task, e->nice0);
+			e->reniced = false;
+		}
+	}
+	spin_unlock(&amt_lock);
 }
 
 /**

@@ -223,6 +223,8 @@ void amt_reaper_boost(void)
 	if (!READ_ONCE(amt_boosted))
 		amt_set_boost(true);
 	amt_reaper_kick();
+	/* and the dying tasks tearing their own mm down */
+	amt_self_unrenice();
 }
 
 /* Enough freed for an allocation retry to have a chance: 1 MiB. */

@@ -33,9 +33,25 @@
 #include <linux/ftrace.h>
 #include <linux/module.h>
 #include <linux/string.h>
+#include <linux/workqueue.h>
 #include "amt.h"
 
 static DEFINE_PER_CPU(long, amt_self_inflight);
+
+/*
+ * A self teardown starts at nice 19 (amt_stash_take()), so that the parent
+ * and the siblings killed together with the task, still on their way to
+ * exit_notify() (a fraction of a millisecond each), get the CPUs first;
+ * then it gets its own nice back, so that on a busy machine its memory
+ * does not wait behind every runnable task.
+ */
+#define AMT_SELF_YIELD		(HZ / 100 ?: 1)
+static void amt_self_yield_fn(struct work_struct *w)
+{
+	amt_self_unrenice();
+}
+
+static DECLARE_DELAYED_WORK(amt_self_yield_work, amt_self_yield_fn);
 static bool amt_self_ok;	/* the second hook is registered */
 
 /**
@@ -79,8 +95,12 @@ static void amt_self_teardown(struct task_struct *tsk)
 	/* NULL if it never stashed, or lost its stash to the reaper */
 	struct amt_entry *e = amt_stash_take(tsk);
 
-	if (e)
+	if (e) {
+		if (e->reniced)
+			schedule_delayed_work(&amt_self_yield_work,
+					      AMT_SELF_YIELD);
 		amt_teardown(e, true);
+	}
 	this_cpu_dec(amt_self_inflight);
 }
 
@@ -159,5 +179,6 @@ void amt_self_exit(void)
 	unregister_ftrace_function(&amt_mpol_ops);
 	ftrace_free_filter(&amt_mpol_ops);
 	amt_wait_redirected(&amt_self_inflight);
+	cancel_delayed_work_sync(&amt_self_yield_work);
 	WRITE_ONCE(amt_self_ok, false);
 }

@@ -25,8 +25,8 @@
 #include <linux/file.h>
 #include <linux/ftrace.h>
 #include <linux/workqueue.h>
-#include "amt.h"
-#include "compat.h"
+#include "fput.h"
+#include "redirect.h"
 
 static struct work_struct *amt_fput_work;
 static bool amt_fput_watching;
@@ -45,9 +45,13 @@ static void notrace amt_fput_seen(unsigned long ip, unsigned long parent_ip,
 		WRITE_ONCE(amt_fput_work, w);
 }
 
-static struct ftrace_ops amt_fput_ops = {
-	.func = amt_fput_seen,
-	.flags = FTRACE_OPS_FL_RECURSION | AMT_FTRACE_OPS_SAVE_REGS,
+static struct amt_redirect amt_fput_watch = {
+	.ops = {
+		.func = amt_fput_seen,
+		.flags = AMT_WATCH_FLAGS,
+	},
+	/* not exported: by name */
+	.name = "delayed_fput",
 };
 
 /**
@@ -72,19 +76,11 @@ void amt_flush_fput(void)
  */
 void amt_fput_init(void)
 {
-	/* Not exported: filter by name (ftrace may write to the buffer). */
-	static unsigned char name[] = "delayed_fput";
-
-	if (ftrace_set_filter(&amt_fput_ops, name, strlen(name), 1))
-		goto fail;
-	if (register_ftrace_function(&amt_fput_ops)) {
-		ftrace_free_filter(&amt_fput_ops);
-		goto fail;
+	if (amt_redirect_register(&amt_fput_watch)) {
+		pr_warn("cannot trace delayed_fput(): a drain may return while the kernel's worker still closes the files of reaped mms\n");
+		return;
 	}
 	amt_fput_watching = true;
-	return;
-fail:
-	pr_warn("cannot trace delayed_fput(): a drain may return while the kernel's worker still closes the files of reaped mms\n");
 }
 
 /** amt_fput_exit() - stop watching (waits for running callbacks) */
@@ -92,7 +88,6 @@ void amt_fput_exit(void)
 {
 	if (!amt_fput_watching)
 		return;
-	unregister_ftrace_function(&amt_fput_ops);
-	ftrace_free_filter(&amt_fput_ops);
+	amt_redirect_unregister(&amt_fput_watch);
 	amt_fput_watching = false;
 }

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The mmput() hook: recognise the exiting task's own final drop from
- * exit_mm() and hand the mm to the mm_reaper instead of tearing it down on
- * the exit path.
+ * exit_mm() and defer its teardown (to the task itself after exit_notify(),
+ * or to the mm_reaper) instead of tearing it down on the exit path.
  *
  * An IPMODIFY ftrace_ops on mmput() (as livepatch does) redirects exactly
  * those calls to amt_mmput_exit(), which has mmput()'s prototype and returns
@@ -10,50 +10,38 @@
  *
  * Copyright (C) 2026 The async_mm_teardown authors.
  */
-#include <linux/delay.h>
 #include <linux/file.h>
-#include <linux/ftrace.h>
 #include <linux/module.h>
-#include <linux/percpu.h>
 #include <linux/sched/mm.h>
 #include <linux/slab.h>
 #include <linux/topology.h>
-#include "amt.h"
 #include "amt_trace.h"
+#include "hook.h"
+#include "oom.h"
+#include "params.h"
+#include "pending.h"
+#include "reaper.h"
+#include "redirect.h"
+#include "self.h"
+#include "stats.h"
 
-/*
- * Tasks between the ftrace callback and the end of amt_mmput_exit(). Per-CPU
- * so that parallel exits do not bounce a cache line; only the sum matters
- * (a task may increment on one CPU and decrement on another).
- */
-static DEFINE_PER_CPU(long, amt_inflight);
+static DEFINE_PER_CPU(long, amt_mmput_inflight);
+static void notrace amt_mmput_ftrace(unsigned long ip, unsigned long parent_ip,
+				     struct ftrace_ops *ops,
+				     struct ftrace_regs *fregs);
 
-/**
- * amt_wait_redirected() - wait until no task runs a redirected function
- * @inflight: the per-CPU count that the ftrace callback increments and the
- *	redirected function decrements
- *
- * Call after unregister_ftrace_function(): no task can enter the count any
- * more, so its sum only falls. A redirected task may sleep there for long
- * (an inline teardown), and RCU-tasks alone would not wait for it since
- * sleeping is a quiescent state; once the sum is zero, the grace period
- * covers the instructions after each decrement, and the return.
- */
-void amt_wait_redirected(long __percpu *inflight)
-{
-	long sum;
-	int cpu;
-
-	for (;;) {
-		sum = 0;
-		for_each_possible_cpu(cpu)
-			sum += *per_cpu_ptr(inflight, cpu);
-		if (!sum)
-			break;
-		msleep(20);
-	}
-	synchronize_rcu_tasks();
-}
+static struct amt_redirect amt_mmput_redirect = {
+	/*
+	 * PERMANENT (in AMT_REDIRECT_FLAGS): kernel.ftrace_enabled=0 would
+	 * otherwise silently turn the hook off; with it, that sysctl write
+	 * fails while we are loaded.
+	 */
+	.ops = {
+		.func = amt_mmput_ftrace,
+		.flags = AMT_REDIRECT_FLAGS,
+	},
+	.inflight = &amt_mmput_inflight,
+};
 
 /*
  * Release the executable as __mmput() would with set_mm_exe_file(mm, NULL),
@@ -165,7 +153,7 @@ static void amt_mmput_exit(struct mm_struct *mm)
 	/* We held the last reference: defer, or the real mmput(). */
 	else if (!amt_try_defer(mm))
 		mmput(mm); /* called from module text: not redirected */
-	this_cpu_dec(amt_inflight);
+	amt_redirect_done(&amt_mmput_redirect);
 }
 
 /*
@@ -197,8 +185,8 @@ static void notrace amt_mmput_ftrace(unsigned long ip, unsigned long parent_ip,
 	 */
 	if (!tsk->mm && !(tsk->flags & PF_KTHREAD)) {
 		if (tsk->active_mm == mm) {
-			this_cpu_inc(amt_inflight);
-			amt_fregs_set_ip(fregs, (unsigned long)amt_mmput_exit);
+			amt_redirect_to(&amt_mmput_redirect, fregs,
+					amt_mmput_exit);
 		} else {
 			/*
 			 * Another mm dropped at exit (a file's release), or
@@ -212,16 +200,6 @@ static void notrace amt_mmput_ftrace(unsigned long ip, unsigned long parent_ip,
 	ftrace_test_recursion_unlock(bit);
 }
 
-static struct ftrace_ops amt_mmput_ops = {
-	.func = amt_mmput_ftrace,
-	/*
-	 * PERMANENT: kernel.ftrace_enabled=0 would otherwise silently turn
-	 * the hook off; with it, that sysctl write fails while we are loaded.
-	 */
-	.flags = FTRACE_OPS_FL_IPMODIFY | FTRACE_OPS_FL_PERMANENT |
-		 AMT_FTRACE_OPS_SAVE_REGS,
-};
-
 /**
  * amt_hook_init() - start redirecting exit_mm()'s final mmput()
  *
@@ -229,39 +207,26 @@ static struct ftrace_ops amt_mmput_ops = {
  */
 int amt_hook_init(void)
 {
-	unsigned long ip = (unsigned long)mmput;
 	int ret;
 
-	ret = ftrace_set_filter_ip(&amt_mmput_ops, ip, 0, 0);
-	if (ret) {
-		pr_err("cannot trace mmput() (error %d): this kernel's ftrace cannot hook it\n",
+	amt_mmput_redirect.ip = (unsigned long)mmput;
+	ret = amt_redirect_register(&amt_mmput_redirect);
+	if (ret == -EBUSY)
+		pr_err("cannot hook mmput(): another IPMODIFY user (a livepatch, a kprobe or another hooking module) owns it, or kernel.ftrace_enabled is 0\n");
+	else if (ret)
+		pr_err("cannot hook mmput() (error %d): this kernel's ftrace cannot trace it\n",
 		       ret);
-		return ret;
-	}
-	ret = register_ftrace_function(&amt_mmput_ops);
-	if (ret) {
-		if (ret == -EBUSY)
-			pr_err("cannot hook mmput(): another IPMODIFY user (a livepatch, a kprobe or another hooking module) owns it, or kernel.ftrace_enabled is 0\n");
-		else
-			pr_err("cannot register the mmput() hook (error %d)\n",
-			       ret);
-		ftrace_set_filter_ip(&amt_mmput_ops, ip, 1, 0);
-		return ret;
-	}
-	return 0;
+	return ret;
 }
 
 /**
  * amt_hook_exit() - stop redirecting and wait until no task runs hook code
  *
  * After this returns no task executes amt_mmput_ftrace() or
- * amt_mmput_exit(), and every mm they deferred has been queued.
+ * amt_mmput_exit(), and every mm they deferred is in the deferred set.
  */
 void amt_hook_exit(void)
 {
-	/* Waits for callbacks in flight: no task can enter the count after. */
-	unregister_ftrace_function(&amt_mmput_ops);
-	ftrace_set_filter_ip(&amt_mmput_ops, (unsigned long)mmput, 1, 0);
 	/* Redirected tasks may sleep in amt_mmput_exit() (the inline mmput). */
-	amt_wait_redirected(&amt_inflight);
+	amt_redirect_unregister(&amt_mmput_redirect);
 }

@@ -14,7 +14,16 @@
 #include <linux/moduleparam.h>
 #include <linux/string.h>
 #include <linux/sysfs.h>
-#include "amt.h"
+#include "debugfs.h"
+#include "fput.h"
+#include "hook.h"
+#include "notify.h"
+#include "oom.h"
+#include "params.h"
+#include "pending.h"
+#include "policy.h"
+#include "reaper.h"
+#include "self.h"
 
 /* Set once everything is up, cleared first on unload: gates runtime actions. */
 static bool amt_running;
@@ -178,7 +187,7 @@ static int amt_mode_set(const char *val, const struct kernel_param *kp)
 	}
 	/* At load the hook is not set up yet: amt_init() checks then. */
 	if (m == AMT_MODE_SELF && READ_ONCE(amt_running) &&
-	    !amt_self_available()) {
+	    !amt_notify_available()) {
 		amt_param_reject(kp, val,
 				 "self mode is unavailable on this kernel (see the load message)");
 		return -EINVAL;
@@ -255,14 +264,15 @@ static int __init amt_init(void)
 		pr_err("cannot start the mm_reaper thread (error %d)\n", ret);
 		goto err_reaper;
 	}
-	ret = amt_stats_init();
+	ret = amt_debugfs_init();
 	if (ret)
-		goto err_stats;
+		goto err_debugfs;
 	ret = amt_oom_init();
 	if (ret)
 		goto err_oom;
-	amt_self_init();
-	if (amt_mode == AMT_MODE_SELF && !amt_self_available()) {
+	amt_notify_init();
+	amt_reaper_wake_late(amt_notify_available());
+	if (amt_mode == AMT_MODE_SELF && !amt_notify_available()) {
 		if (amt_mode_given) {
 			pr_err("mode=self requested, but it is unavailable on this kernel\n");
 			ret = -EINVAL;
@@ -293,11 +303,13 @@ err_drain:
 err_kobj:
 	amt_hook_exit();
 err_hook:
+	amt_reaper_handoff(AMT_HANDOFF_ALL);
+	amt_notify_exit();
 	amt_self_exit();
 	amt_oom_exit();
 err_oom:
-	amt_stats_exit();
-err_stats:
+	amt_debugfs_exit();
+err_debugfs:
 	amt_reaper_stop();
 err_reaper:
 	amt_fput_exit();
@@ -311,10 +323,13 @@ static void __exit amt_exit(void)
 	kobject_put(amt_kobj);
 	/* No new deferrals, and no task left in hook code. */
 	amt_hook_exit();
-	/* Stashes left go to the reaper; then the second hook goes. */
+	/* Stashes left go to the reaper: no waiting for their tasks. */
+	amt_reaper_handoff(AMT_HANDOFF_ALL);
+	/* Then the hook after exit_notify() (redirected tasks find none). */
+	amt_notify_exit();
 	amt_self_exit();
 	amt_oom_exit();
-	amt_stats_exit();
+	amt_debugfs_exit();
 	/* Tears down the backlog before the thread stops. */
 	amt_reaper_stop();
 	amt_fput_exit();
@@ -325,6 +340,6 @@ module_init(amt_init);
 module_exit(amt_exit);
 
 MODULE_LICENSE("GPL");
-MODULE_DESCRIPTION("Defer the exiting task's address-space teardown to a kernel thread");
+MODULE_DESCRIPTION("Take a large exiting process's address-space teardown off its exit path: the dying task does it after waking its parent, or a reaper thread");
 MODULE_AUTHOR("The async_mm_teardown authors");
 MODULE_VERSION(AMT_VERSION);

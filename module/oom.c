@@ -22,8 +22,12 @@
 #include <linux/spinlock.h>
 #include <linux/swap.h>
 #include <linux/tracepoint.h>
-#include "amt.h"
 #include "amt_trace.h"
+#include "oom.h"
+#include "params.h"
+#include "pending.h"
+#include "reaper.h"
+#include "stats.h"
 
 /*
  * Longest the OOM notifier waits, in the allocating task under oom_lock, for

@@ -29,6 +29,10 @@
 #include <linux/wait.h>
 #include "amt.h"
 #include "amt_trace.h"
+#include "params.h"
+#include "pending.h"
+#include "policy.h"
+#include "stats.h"
 
 static DEFINE_SPINLOCK(amt_lock);
 static LIST_HEAD(amt_deferred);		/* every entry, in seq order */

@@ -19,8 +19,10 @@
 #include <linux/topology.h>
 #include <linux/wait.h>
 #include <linux/workqueue.h>
-#include "amt.h"
-#include "amt_trace.h"
+#include "fput.h"
+#include "pending.h"
+#include "reaper.h"
+#include "stats.h"
 
 static DECLARE_WAIT_QUEUE_HEAD(amt_reaper_wq);
 /* The threads; amt_nr_running of them started, set up at load only. */
@@ -48,7 +50,7 @@ static void amt_set_boost(bool on)
  * Exits queued without a wake-up. Woken at once, the reaper would take the
  * idle CPU while the dying task still runs towards exit_notify(), and the
  * parent, woken there, would queue behind one or the other. So an exit
- * queues quietly and the reaper is woken from self.c's hook, which every
+ * queues quietly and the reaper is woken from notify.c's hook, which every
  * exiting task reaches right after exit_notify(). The work item bounds the
  * delay for a task that stalls in between (closing files, say).
  */
@@ -66,9 +68,21 @@ static DECLARE_DELAYED_WORK(amt_wake_late_work, amt_wake_late_fn);
 static void amt_handoff_fn(struct work_struct *w);
 static DECLARE_DELAYED_WORK(amt_handoff_work, amt_handoff_fn);
 
+/* The hook after exit_notify() is there to pay amt_wake_owed (notify.c). */
+static bool amt_wake_late_on;
+
 static void amt_reaper_kick(void)
 {
 	wake_up(&amt_reaper_wq);
+}
+
+/**
+ * amt_reaper_wake_late() - wake the reaper after exit_notify() or at once?
+ * @on: true once the hook after exit_notify() is in place
+ */
+void amt_reaper_wake_late(bool on)
+{
+	WRITE_ONCE(amt_wake_late_on, on);
 }
 
 /**
@@ -76,12 +90,12 @@ static void amt_reaper_kick(void)
  * @e: the entry, charged; the reaper owns and frees it from now on
  *
  * Called from exit_mm(). The wake-up comes after exit_notify() (see
- * amt_wake_owed), at once if self.c's hook is missing.
+ * amt_wake_owed), at once if notify.c's hook is missing.
  */
 void amt_reaper_queue_exit(struct amt_entry *e)
 {
 	amt_defer(e, NULL);
-	if (!amt_self_available()) {
+	if (!READ_ONCE(amt_wake_late_on)) {
 		amt_reaper_kick();
 		return;
 	}

@@ -6,37 +6,23 @@
  * other exits, and charged to its own cgroup.
  *
  * At the final drop in exit_mm() the hook stashes the mm in the deferred
- * set (pending.c), keyed by the task. do_exit() runs exit_notify(), then
- * proc_exit_connector(), then mpol_put_task_policy(current) (6.1 to 7.2);
- * a second IPMODIFY ftrace_ops on mpol_put_task_policy() sends the tasks
- * with an exit_state (exit_notify() has run) and no mempolicy, while any
- * stash exists, to amt_self_teardown(), which takes the task's stash, if
- * it still has one, and drops the reference. With task->mempolicy == NULL,
- * which nobody else can change for an exiting task, the original function
- * would only have taken and dropped task_lock(), so skipping it changes
- * nothing else. A task with a mempolicy never stashes: __mpol_put() is not
- * exported, so the redirect could not replace the original; it takes the
- * reaper instead.
- *
- * A task that does not come for its stash within AMT_STASH_MAX (its close
- * blocks in exit_files(), say) loses it to the reaper (reaper.c), and so
- * does every stash at OOM, under reclaim, at a drain (if its task is still
- * before exit_notify()) and at unload: the memory is never held where
- * nothing can reach it.
- *
- * In reaper mode the same hook wakes the mm_reaper for exits queued since
- * the last wake-up (amt_reaper_wake_owed()), so that it does not compete
- * with the parent for a CPU before exit_notify().
+ * set (pending.c), keyed by the task; the hook after exit_notify()
+ * (notify.c) sends the task to amt_self_teardown(), which takes its stash
+ * back, if it still has one, and drops the reference. A task that does not
+ * come for its stash within AMT_STASH_MAX (its close blocks in
+ * exit_files(), say) loses it to the reaper (reaper.c), and so does every
+ * stash at OOM, under reclaim, at a drain (if its task is still before
+ * exit_notify()) and at unload: the memory is never held where nothing can
+ * reach it.
  *
  * Copyright (C) 2026 The async_mm_teardown authors.
  */
-#include <linux/ftrace.h>
-#include <linux/module.h>
-#include <linux/string.h>
+#include <linux/sched.h>
 #include <linux/workqueue.h>
-#include "amt.h"
-
-static DEFINE_PER_CPU(long, amt_self_inflight);
+#include "pending.h"
+#include "reaper.h"
+#include "self.h"
+#include "stats.h"
 
 /*
  * A self teardown starts at nice 19 (amt_stash_take()), so that the parent
@@ -52,17 +38,6 @@ static void amt_self_yield_fn(struct work_struct *w)
 }
 
 static DECLARE_DELAYED_WORK(amt_self_yield_work, amt_self_yield_fn);
-static bool amt_self_ok;	/* the second hook is registered */
-
-/**
- * amt_self_available() - can mode=self be used on this kernel?
- *
- * Return: true if the mpol_put_task_policy() hook is in place.
- */
-bool amt_self_available(void)
-{
-	return READ_ONCE(amt_self_ok);
-}
 
 /**
  * amt_self_possible() - may the exiting task (current) tear its mm down?
@@ -89,96 +64,26 @@ void amt_self_stash(struct amt_entry *e)
 	amt_reaper_watch_stash();
 }
 
-/* Replaces mpol_put_task_policy(current) for a task that may hold a stash. */
-static void amt_self_teardown(struct task_struct *tsk)
+/**
+ * amt_self_teardown() - tear down the mm @tsk stashed, if it still has it
+ * @tsk: current, after exit_notify()
+ */
+void amt_self_teardown(struct task_struct *tsk)
 {
 	/* NULL if it never stashed, or lost its stash to the reaper */
 	struct amt_entry *e = amt_stash_take(tsk);
 
-	if (e) {
-		if (e->reniced)
-			schedule_delayed_work(&amt_self_yield_work,
-					      AMT_SELF_YIELD);
-		amt_teardown(e, true);
-	}
-	this_cpu_dec(amt_self_inflight);
-}
-
-static void notrace amt_mpol_ftrace(unsigned long ip, unsigned long parent_ip,
-				    struct ftrace_ops *ops,
-				    struct ftrace_regs *fregs)
-{
-	struct task_struct *tsk = current;
-	int bit;
-
-	/*
-	 * do_exit()'s own call, after exit_notify(): exit_state is set. The
-	 * parent has been woken, so now the reaper may be (reaper.c).
-	 */
-	if (!tsk->exit_state)
+	if (!e)
 		return;
-	/*
-	 * Almost always: no wake-up owed and no task waiting to tear its mm
-	 * down. Two reads say so without the recursion lock.
-	 */
-	if (!atomic_read(&amt_wake_owed) && !atomic_read(&amt_nr_stashed))
-		return;
-	bit = ftrace_test_recursion_trylock(ip, parent_ip);
-	if (bit < 0)
-		return;
-	amt_reaper_wake_owed();
-	/* With a mempolicy the original must run (we never stash then). */
-	if (atomic_read(&amt_nr_stashed) && !tsk->mempolicy &&
-	    (struct task_struct *)amt_fregs_arg0(fregs) == tsk) {
-		this_cpu_inc(amt_self_inflight);
-		amt_fregs_set_ip(fregs, (unsigned long)amt_self_teardown);
-	}
-	ftrace_test_recursion_unlock(bit);
-}
-
-static struct ftrace_ops amt_mpol_ops = {
-	.func = amt_mpol_ftrace,
-	.flags = FTRACE_OPS_FL_IPMODIFY | FTRACE_OPS_FL_PERMANENT |
-		 AMT_FTRACE_OPS_SAVE_REGS,
-};
-
-/**
- * amt_self_init() - hook mpol_put_task_policy(); failure only disables
- * mode=self
- */
-void amt_self_init(void)
-{
-	/* Not exported: filter by name (ftrace may write to the buffer). */
-	static unsigned char name[] = "mpol_put_task_policy";
-
-	if (ftrace_set_filter(&amt_mpol_ops, name, strlen(name), 1))
-		goto fail;
-	if (register_ftrace_function(&amt_mpol_ops)) {
-		ftrace_free_filter(&amt_mpol_ops);
-		goto fail;
-	}
-	WRITE_ONCE(amt_self_ok, true);
-	return;
-fail:
-	pr_warn("cannot hook mpol_put_task_policy(): mode=self unavailable\n");
+	if (e->reniced)
+		schedule_delayed_work(&amt_self_yield_work, AMT_SELF_YIELD);
+	amt_teardown(e, true);
 }
 
 /**
- * amt_self_exit() - hand every stash to the reaper, then unhook
- *
- * Called after amt_hook_exit(), with the reaper still running: no stash
- * can be added any more, and those left are queued now, so unload never
- * waits for a task (its close may block for ever). A task redirected
- * later finds no stash; the in-flight count waits for those tearing down.
+ * amt_self_exit() - at unload, once no task can run amt_self_teardown()
  */
 void amt_self_exit(void)
 {
-	if (!amt_self_ok)
-		return;
-	amt_reaper_handoff(AMT_HANDOFF_ALL);
-	unregister_ftrace_function(&amt_mpol_ops);
-	ftrace_free_filter(&amt_mpol_ops);
-	amt_wait_redirected(&amt_self_inflight);
 	cancel_delayed_work_sync(&amt_self_yield_work);
-	WRITE_ONCE(amt_self_ok, false);
 }

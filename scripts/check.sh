@@ -34,8 +34,9 @@ else
 	echo "not ok - unit: policy tests build" | emit
 fi
 
-# 2. Kernel coding style of the module.
+# 2. Kernel coding style of the module, and its files' uses without a cycle.
 "$top/scripts/checkpatch.sh" | emit
+"$top/scripts/check-includes.sh" | emit
 took unit+style
 
 # 3. The guest suite, on each kernel asked for; then, in a boot of its own

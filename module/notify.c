@@ -1,0 +1,117 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The hook after exit_notify(): do_exit() runs exit_notify(), then
+ * proc_exit_connector(), then mpol_put_task_policy(current), in that order
+ * on 6.1, 6.12 and 7.2, and it is that function's only caller. By then the
+ * parent has been woken, so an IPMODIFY ftrace_ops on it is where
+ *
+ * - the mm_reaper is woken for exits queued quietly since the last
+ *   wake-up (reaper.c, amt_wake_owed): woken earlier, it would compete
+ *   with the parent for a CPU;
+ * - a task that stashed its mm in exit_mm() (mode=self) takes it back and
+ *   tears it down (self.c): the redirect target replaces the original,
+ *   which with task->mempolicy == NULL (nobody else can change it for an
+ *   exiting task) would only have taken and dropped task_lock(). A task
+ *   with a mempolicy never stashes and is never redirected: __mpol_put()
+ *   is not exported, so nothing could stand in for the original.
+ *
+ * Copyright (C) 2026 The async_mm_teardown authors.
+ */
+#include <linux/percpu.h>
+#include <linux/sched.h>
+#include "notify.h"
+#include "pending.h"
+#include "reaper.h"
+#include "redirect.h"
+#include "self.h"
+
+static DEFINE_PER_CPU(long, amt_notify_inflight);
+static bool amt_notify_ok;	/* the hook is registered */
+
+static void notrace amt_notify_ftrace(unsigned long ip,
+				      unsigned long parent_ip,
+				      struct ftrace_ops *ops,
+				      struct ftrace_regs *fregs);
+
+static struct amt_redirect amt_notify_redirect = {
+	.ops = {
+		.func = amt_notify_ftrace,
+		.flags = AMT_REDIRECT_FLAGS,
+	},
+	.name = "mpol_put_task_policy",
+	.inflight = &amt_notify_inflight,
+};
+
+/* Replaces mpol_put_task_policy(current) for a task that may hold a stash. */
+static void amt_notify_self(struct task_struct *tsk)
+{
+	amt_self_teardown(tsk);
+	amt_redirect_done(&amt_notify_redirect);
+}
+
+static void notrace amt_notify_ftrace(unsigned long ip,
+				      unsigned long parent_ip,
+				      struct ftrace_ops *ops,
+				      struct ftrace_regs *fregs)
+{
+	struct task_struct *tsk = current;
+	int bit;
+
+	/* do_exit()'s own call, after exit_notify(): exit_state is set. */
+	if (!tsk->exit_state)
+		return;
+	/*
+	 * Almost always: no wake-up owed and no task waiting to tear its mm
+	 * down. Two reads say so without the recursion lock.
+	 */
+	if (!atomic_read(&amt_wake_owed) && !atomic_read(&amt_nr_stashed))
+		return;
+	bit = ftrace_test_recursion_trylock(ip, parent_ip);
+	if (bit < 0)
+		return;
+	amt_reaper_wake_owed();
+	/* With a mempolicy the original must run (we never stash then). */
+	if (atomic_read(&amt_nr_stashed) && !tsk->mempolicy &&
+	    (struct task_struct *)amt_fregs_arg0(fregs) == tsk)
+		amt_redirect_to(&amt_notify_redirect, fregs, amt_notify_self);
+	ftrace_test_recursion_unlock(bit);
+}
+
+/**
+ * amt_notify_available() - is the hook after exit_notify() in place?
+ *
+ * Without it there is no mode=self, and the reaper is woken at once.
+ *
+ * Return: true if it is.
+ */
+bool amt_notify_available(void)
+{
+	return READ_ONCE(amt_notify_ok);
+}
+
+/**
+ * amt_notify_init() - hook mpol_put_task_policy(); failure only disables
+ * mode=self and the late wake-up of the reaper
+ */
+void amt_notify_init(void)
+{
+	if (amt_redirect_register(&amt_notify_redirect)) {
+		pr_warn("cannot hook mpol_put_task_policy(): mode=self unavailable\n");
+		return;
+	}
+	WRITE_ONCE(amt_notify_ok, true);
+}
+
+/**
+ * amt_notify_exit() - unhook, and wait for tasks tearing down in our text
+ *
+ * Called once no stash is left (every one handed to the reaper): a task
+ * redirected meanwhile finds none.
+ */
+void amt_notify_exit(void)
+{
+	if (!amt_notify_ok)
+		return;
+	amt_redirect_unregister(&amt_notify_redirect);
+	WRITE_ONCE(amt_notify_ok, false);
+}

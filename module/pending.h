@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The deferred set (pending.c): every deferred mm from the deferral to the
+ * end of its teardown.
+ *
+ * Copyright (C) 2026 The async_mm_teardown authors.
+ */
+#ifndef AMT_PENDING_H
+#define AMT_PENDING_H
+
+#include <linux/atomic.h>
+#include <linux/list.h>
+#include <linux/mm_types.h>
+#include <linux/sched.h>
+
+/*
+ * One deferred teardown. It owns the last mm_users reference of @mm from
+ * amt_defer() until amt_teardown() drops it.
+ */
+enum amt_entry_state { AMT_STASHED, AMT_QUEUED, AMT_RUNNING };
+
+struct amt_entry {
+	struct list_head deferred;	/* on the deferred list until it ends */
+	struct list_head queue;		/* on the reaper's queue while QUEUED */
+	struct hlist_node stash;	/* in the stash table while STASHED */
+	struct task_struct *task;	/* mode=self: the task (a reference) */
+	struct mm_struct *mm;
+	unsigned long charged;	/* freeable pages counted in pending_pages */
+	unsigned long freeable0; /* freeable pages when its teardown began */
+	unsigned long rss;	/* RSS at the deferral, for the tracepoints */
+	unsigned long since;	/* jiffies at the deferral */
+	u64 seq;		/* deferral order, for drains */
+	pid_t pid;		/* the exiting task, for the tracepoints */
+	enum amt_entry_state state;	/* under pending.c's lock */
+	int nice0;		/* self: the task's nice before its teardown */
+	bool reniced;		/* self: it tears down at nice 19 */
+};
+
+/*
+ * The longest a stashed mm waits for its task to reach its teardown after
+ * exit_notify() before the reaper takes it (docs/design.md, "The bound").
+ */
+#define AMT_STASH_MAX	(HZ / 10)
+
+enum amt_handoff_which {
+	AMT_HANDOFF_LATE,	/* stashed AMT_STASH_MAX ago or more */
+	AMT_HANDOFF_STUCK,	/* their task has not reached exit_notify() */
+	AMT_HANDOFF_ALL,
+};
+
+/* Stashes not taken yet; read locklessly by the exit_notify() hook. */
+extern atomic_t amt_nr_stashed;
+
+bool amt_pending_charge(unsigned long pages, bool capped);
+void amt_pending_uncharge(unsigned long pages);
+struct amt_entry *amt_entry_new(struct mm_struct *mm, unsigned long rss);
+void amt_defer(struct amt_entry *e, struct task_struct *task);
+struct amt_entry *amt_stash_take(struct task_struct *tsk);
+struct amt_entry *amt_queue_take(void);
+bool amt_queue_empty(void);
+unsigned int amt_handoff(enum amt_handoff_which which, unsigned long *next);
+void amt_self_unrenice(void);
+void amt_teardown(struct amt_entry *e, bool by_self);
+unsigned long amt_progress(void);
+void amt_wait_ended(long timeout);
+u64 amt_epoch(void);
+long amt_wait_epoch(u64 epoch, long timeout);
+long amt_pending_mms(void);
+long amt_pending_pages(void);
+long amt_pending_pages_peak(void);
+void amt_pending_reset_peak(void);
+bool amt_pending_empty(void);
+
+#endif /* AMT_PENDING_H */

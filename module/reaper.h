@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The mm_reaper threads (reaper.c).
+ *
+ * Copyright (C) 2026 The async_mm_teardown authors.
+ */
+#ifndef AMT_REAPER_H
+#define AMT_REAPER_H
+
+#include <linux/atomic.h>
+#include <linux/sched.h>
+#include "pending.h"
+
+#define AMT_MAX_REAPERS 16
+
+int amt_reaper_start(unsigned int n);
+void amt_reaper_stop(void);
+void amt_reaper_wake_late(bool on);
+void amt_reaper_queue_exit(struct amt_entry *e);
+void amt_reaper_watch_stash(void);
+unsigned int amt_reaper_handoff(enum amt_handoff_which which);
+bool amt_reaper_wake_owed(void);
+/* Exits queued without a wake-up yet; read by the exit_notify() hook. */
+extern atomic_t amt_wake_owed;
+int amt_reaper_drain(unsigned int timeout_ms);
+void amt_reaper_boost(void);
+unsigned long amt_reaper_wait_progress(unsigned int ms);
+bool amt_is_reaper(struct task_struct *t);
+struct task_struct *amt_reaper_task(void);
+u64 amt_reaper_cpu_ns(void);
+unsigned int amt_reaper_count(void);
+
+#endif /* AMT_REAPER_H */

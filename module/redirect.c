@@ -1,0 +1,70 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Redirects and watches of kernel functions with ftrace (see redirect.h).
+ *
+ * Copyright (C) 2026 The async_mm_teardown authors.
+ */
+#include <linux/delay.h>
+#include <linux/kallsyms.h>
+#include <linux/string.h>
+#include "redirect.h"
+
+/**
+ * amt_redirect_register() - start calling @r's callback on its function
+ * @r: the redirect (or watch), with ops.func, ops.flags and name or ip set
+ *
+ * Return: 0, or a negative errno (-EBUSY: another IPMODIFY user owns the
+ * function, or kernel.ftrace_enabled is 0); nothing stays registered then.
+ */
+int amt_redirect_register(struct amt_redirect *r)
+{
+	/* ftrace may write to the buffer it parses */
+	char name[KSYM_NAME_LEN];
+	int ret;
+
+	if (r->name) {
+		strscpy(name, r->name, sizeof(name));
+		ret = ftrace_set_filter(&r->ops, (unsigned char *)name,
+					strlen(name), 1);
+	} else {
+		ret = ftrace_set_filter_ip(&r->ops, r->ip, 0, 0);
+	}
+	if (ret)
+		return ret;
+	ret = register_ftrace_function(&r->ops);
+	if (ret)
+		ftrace_free_filter(&r->ops);
+	return ret;
+}
+
+/**
+ * amt_redirect_unregister() - stop, and wait until no task runs our code
+ * @r: a registered redirect (or watch)
+ *
+ * unregister_ftrace_function() waits for callbacks in flight (for a
+ * module's ops ftrace waits for RCU-tasks), so no task enters the
+ * in-flight count afterwards and its sum only falls. A redirected task may
+ * sleep in the target for long (a teardown), and RCU-tasks alone would not
+ * wait for it since sleeping is a quiescent state; once the sum is zero,
+ * the grace period covers the instructions after each decrement, and the
+ * return.
+ */
+void amt_redirect_unregister(struct amt_redirect *r)
+{
+	long sum;
+	int cpu;
+
+	unregister_ftrace_function(&r->ops);
+	ftrace_free_filter(&r->ops);
+	if (!r->inflight)
+		return;
+	for (;;) {
+		sum = 0;
+		for_each_possible_cpu(cpu)
+			sum += *per_cpu_ptr(r->inflight, cpu);
+		if (!sum)
+			break;
+		msleep(20);
+	}
+	synchronize_rcu_tasks();
+}

@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Redirecting a kernel function to one of ours with an IPMODIFY ftrace_ops,
+ * as livepatch does (klp_patch_func()/klp_unpatch_func()), and watching one
+ * with a plain ftrace_ops. One struct per hooked function.
+ *
+ * Copyright (C) 2026 The async_mm_teardown authors.
+ */
+#ifndef AMT_REDIRECT_H
+#define AMT_REDIRECT_H
+
+#include <linux/ftrace.h>
+#include <linux/percpu.h>
+
+struct amt_redirect {
+	struct ftrace_ops ops;
+	/* the function: by name (not exported) or by address */
+	const char *name;
+	unsigned long ip;
+	/*
+	 * Tasks between the callback's amt_redirect_to() and the target's
+	 * amt_redirect_done(); NULL for a watch that never redirects.
+	 * Per-CPU so that parallel exits do not bounce a cache line; only
+	 * the sum matters (a task may count up on one CPU and down on
+	 * another).
+	 */
+	long __percpu *inflight;
+};
+
+/* An ftrace_ops that may change the IP, as livepatch's (compat.h). */
+#define AMT_REDIRECT_FLAGS (FTRACE_OPS_FL_IPMODIFY | FTRACE_OPS_FL_PERMANENT | \
+			    AMT_FTRACE_OPS_SAVE_REGS)
+/* A watch: reads the arguments, changes nothing. */
+#define AMT_WATCH_FLAGS (FTRACE_OPS_FL_RECURSION | AMT_FTRACE_OPS_SAVE_REGS)
+
+int amt_redirect_register(struct amt_redirect *r);
+void amt_redirect_unregister(struct amt_redirect *r);
+
+/**
+ * amt_redirect_to() - from the callback: run @target instead, same arguments
+ * @r: the redirect
+ * @fregs: the callback's registers
+ * @target: a function with the hooked function's prototype, which must
+ *	call amt_redirect_done() as its last step
+ */
+static __always_inline void amt_redirect_to(struct amt_redirect *r,
+					    struct ftrace_regs *fregs,
+					    void *target)
+{
+	this_cpu_inc(*r->inflight);
+	amt_fregs_set_ip(fregs, (unsigned long)target);
+}
+
+/**
+ * amt_redirect_done() - from the target, last: it no longer runs our text
+ * @r: the redirect
+ */
+static __always_inline void amt_redirect_done(struct amt_redirect *r)
+{
+	this_cpu_dec(*r->inflight);
+}
+
+#endif /* AMT_REDIRECT_H */

@@ -1,0 +1,18 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * mode=self: the dying task tears its own mm down (self.c).
+ *
+ * Copyright (C) 2026 The async_mm_teardown authors.
+ */
+#ifndef AMT_SELF_H
+#define AMT_SELF_H
+
+#include <linux/sched.h>
+#include "pending.h"
+
+bool amt_self_possible(void);
+void amt_self_stash(struct amt_entry *e);
+void amt_self_teardown(struct task_struct *tsk);
+void amt_self_exit(void);
+
+#endif /* AMT_SELF_H */

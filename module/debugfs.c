@@ -8,6 +8,7 @@
 #include <linux/debugfs.h>
 #include <linux/seq_file.h>
 #include "debugfs.h"
+#include "hook.h"
 #include "pending.h"
 #include "reaper.h"
 #include "stats.h"
@@ -56,7 +57,9 @@ static int amt_stats_show(struct seq_file *m, void *unused)
 	seq_printf(m, "self_mempolicy %lu\n", v[AMT_STAT_SELF_MEMPOLICY]);
 	seq_printf(m, "wake_fallback %lu\n", v[AMT_STAT_WAKE_FALLBACK]);
 	seq_printf(m, "exit_not_last %lu\n", v[AMT_STAT_NOT_LAST]);
+	seq_printf(m, "exit_preempted %lu\n", v[AMT_STAT_PREEMPTED]);
 	seq_printf(m, "exit_unrecognized %lu\n", v[AMT_STAT_UNRECOGNIZED]);
+	seq_printf(m, "exit_site_known %d\n", amt_hook_site_known());
 	seq_printf(m, "reaper_pid %d\n", reaper ? reaper->pid : 0);
 	seq_printf(m, "reaper_threads %u\n", amt_reaper_count());
 	seq_printf(m, "reaper_cpu_ns %llu\n",

@@ -11,6 +11,8 @@
  * Copyright (C) 2026 The async_mm_teardown authors.
  */
 #include <linux/file.h>
+#include <linux/kallsyms.h>
+#include <linux/kernel.h>
 #include <linux/module.h>
 #include <linux/sched/mm.h>
 #include <linux/slab.h>
@@ -157,6 +159,71 @@ static void amt_mmput_exit(struct mm_struct *mm)
 }
 
 /*
+ * Where exit_mm()'s mmput() is called from: the function that contains the
+ * call (do_exit(), into which exit_mm() is inlined; exit_mm() where it is
+ * not), as [start, end). Learned from the return address of the first
+ * candidate call, checked by name with sprint_symbol(); start == 0 until
+ * then. Written once (a later learner writes the same values).
+ */
+static unsigned long amt_site_start, amt_site_end;
+/* Candidate calls that were not from there, before it was learned. */
+static atomic_t amt_site_misses = ATOMIC_INIT(0);
+#define AMT_SITE_MAX_MISSES 1000
+
+static bool amt_site_name(const char *sym)
+{
+	static const char *const names[] = { "do_exit", "exit_mm" };
+	size_t i, n;
+
+	for (i = 0; i < ARRAY_SIZE(names); i++) {
+		n = strlen(names[i]);
+		/* "do_exit+0x321/0x9a0", or a GCC variant ("exit_mm.isra.0+") */
+		if (!strncmp(sym, names[i], n) &&
+		    (sym[n] == '+' || sym[n] == '.'))
+			return true;
+	}
+	return false;
+}
+
+/* From the callback: learn the site from @ret if it is in do_exit/exit_mm. */
+static void amt_site_learn(unsigned long ret)
+{
+	char sym[KSYM_SYMBOL_LEN];
+	unsigned long off, size;
+	const char *plus;
+
+	if (atomic_read(&amt_site_misses) >= AMT_SITE_MAX_MISSES)
+		return;
+	sprint_symbol(sym, ret);
+	plus = strchr(sym, '+');
+	if (!amt_site_name(sym) || !plus ||
+	    sscanf(plus, "+%lx/%lx", &off, &size) != 2 || off >= size) {
+		atomic_inc(&amt_site_misses);
+		return;
+	}
+	WRITE_ONCE(amt_site_end, ret - off + size);
+	/* a reader that sees start sees end */
+	smp_store_release(&amt_site_start, ret - off);
+}
+
+static bool amt_at_site(unsigned long ret)
+{
+	unsigned long start = smp_load_acquire(&amt_site_start);
+
+	return start && ret >= start && ret < READ_ONCE(amt_site_end);
+}
+
+/**
+ * amt_hook_site_known() - has exit_mm()'s call site been learned?
+ *
+ * Return: true once it has (from the first exit after the load).
+ */
+bool amt_hook_site_known(void)
+{
+	return smp_load_acquire(&amt_site_start) != 0;
+}
+
+/*
  * The ftrace callback, on every mmput() in the system: keep it tiny. It
  * redirects only the exiting task's own final drop from exit_mm().
  */
@@ -166,6 +233,7 @@ static void notrace amt_mmput_ftrace(unsigned long ip, unsigned long parent_ip,
 {
 	struct task_struct *tsk = current;
 	struct mm_struct *mm;
+	bool site;
 	int bit;
 
 	/* exit_mm() runs only in a task that is exiting. */
@@ -174,28 +242,38 @@ static void notrace amt_mmput_ftrace(unsigned long ip, unsigned long parent_ip,
 	/* The reaper and the inline fallback must reach the real mmput(). */
 	if (within_module(parent_ip, THIS_MODULE))
 		return;
+	/*
+	 * exit_mm() has cleared tsk->mm before its mmput(); kernel threads
+	 * have no mm of their own to drop.
+	 */
+	if (tsk->mm || (tsk->flags & PF_KTHREAD))
+		return;
 	bit = ftrace_test_recursion_trylock(ip, parent_ip);
 	if (bit < 0)
 		return;
 	mm = (struct mm_struct *)amt_fregs_arg0(fregs);
 	/*
-	 * exit_mm() has cleared tsk->mm and kept the mm as the lazy-TLB
-	 * active_mm: that is how the exiting task drops its own mm. Kernel
-	 * threads have no mm of their own to drop.
+	 * The call site says it is exit_mm()'s own drop, whatever happened
+	 * to the scheduler's state; learned from the first exit.
 	 */
-	if (!tsk->mm && !(tsk->flags & PF_KTHREAD)) {
-		if (tsk->active_mm == mm) {
-			amt_redirect_to(&amt_mmput_redirect, fregs,
-					amt_mmput_exit);
-		} else {
-			/*
-			 * Another mm dropped at exit (a file's release), or
-			 * exit_mm()'s own drop after the task was preempted
-			 * between clearing ->mm and mmput(): switching away
-			 * then replaced its active_mm. Inline, and counted.
-			 */
-			amt_stat_inc(AMT_STAT_UNRECOGNIZED);
-		}
+	if (unlikely(!amt_hook_site_known()))
+		amt_site_learn(parent_ip);
+	site = amt_at_site(parent_ip);
+	/*
+	 * The lazy-TLB active_mm is the mm exit_mm() just dropped, unless
+	 * the task was preempted between clearing ->mm and mmput() (the
+	 * switch replaced it): a cross-check, counted. An active_mm match
+	 * away from the site is the task's own mm dropped later in its exit
+	 * (a file's release in exit_task_work(), e.g. vhost-net on 6.1): the
+	 * exiting task's teardown too.
+	 */
+	if (site || tsk->active_mm == mm) {
+		if (tsk->active_mm != mm)
+			amt_stat_inc(AMT_STAT_PREEMPTED);
+		amt_redirect_to(&amt_mmput_redirect, fregs, amt_mmput_exit);
+	} else {
+		/* Another mm dropped at exit: inline, and counted. */
+		amt_stat_inc(AMT_STAT_UNRECOGNIZED);
 	}
 	ftrace_test_recursion_unlock(bit);
 }

@@ -9,5 +9,6 @@
 
 int amt_hook_init(void);
 void amt_hook_exit(void);
+bool amt_hook_site_known(void);
 
 #endif /* AMT_HOOK_H */

@@ -7,7 +7,7 @@
 #                        [-a 'extra cmdline'] [-x extra.ko] [-K module.ko]
 #                        [-c CPUS] [-P] [-I]
 #
-# -t selects tests by file name (tests/guest/t/GLOB), -x adds a module to
+# -t selects tests by file name (tests/guest/t/GLOB; may be repeated), -x adds a module to
 # /amt/, -K boots a prebuilt async_mm_teardown.ko (e.g. the one DKMS built)
 # instead of building one, -c sets the vCPU count (default 2), -P pins each
 # vCPU thread to its own host CPU at raised priority (for benchmarks: an
@@ -23,13 +23,13 @@
 # the power-off. Logs go to build/logs/. Exit status 1 on any failure.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
-suite=bookworm run=suite glob='*' timeout=1500 mem=3G append='' extra=() ko=''
+suite=bookworm run=suite globs=() timeout=1500 mem=3G append='' extra=() ko=''
 cpus=2 pin=0 icount=0
 while getopts k:r:t:T:m:a:x:K:c:PI o; do
 	case $o in
 	k) suite=$OPTARG ;;
 	r) run=$OPTARG ;;
-	t) glob=$OPTARG ;;
+	t) globs+=("$OPTARG") ;;
 	T) timeout=$OPTARG ;;
 	m) mem=$OPTARG ;;
 	a) append=$OPTARG ;;
@@ -61,8 +61,11 @@ cp "$top/tests/guest/init" "$stage/init"
 cp "$ko" "$stage/amt/async_mm_teardown.ko"
 cp "$helper" "$stage/amt/amt_helper.ko"
 [ ${#extra[@]} -eq 0 ] || cp "${extra[@]}" "$stage/amt/"
-for t in "$top"/build/guest/tests/$glob; do
-	[ -e "$t" ] && cp "$t" "$stage/tests/"
+[ ${#globs[@]} -gt 0 ] || globs=('*')
+for glob in "${globs[@]}"; do
+	for t in "$top"/build/guest/tests/$glob; do
+		[ -e "$t" ] && cp "$t" "$stage/tests/"
+	done
 done
 cp "$top"/build/guest/tools/* "$stage/tools/" 2>/dev/null || true
 for prog in "$top"/build/guest/dyn/*; do

@@ -68,18 +68,16 @@ static void run(void)
 			if (dq != M)
 				amt_stats_note();
 			/*
-			 * Each exit deferred; or its mm still held by someone
+			 * Each exit deferred, or its mm still held by someone
 			 * else (MGLRU's aging walk takes a reference on 7.x),
-			 * who then tears it down; or, a known gap, the child
-			 * was preempted inside exit_mm() and its final drop
-			 * went unrecognized (inline). Never a gate.
+			 * who then tears it down. Never a gate, never missed.
 			 */
-			amt_assert(dq + dn + du == M && dd == dq && dr == 0,
-				   "self mode: queued +%ld, exit_not_last +%ld, exit_unrecognized +%ld, reaped_by_self +%ld, reaped_by_reaper +%ld; want %d = queued + exit_not_last + exit_unrecognized, reaped_by_self = queued",
+			amt_assert(dq + dn == M && du == 0 && dd == dq && dr == 0,
+				   "self mode: queued +%ld, exit_not_last +%ld, exit_unrecognized +%ld, reaped_by_self +%ld, reaped_by_reaper +%ld; want %d = queued + exit_not_last, none unrecognized, reaped_by_self = queued",
 				   dq, dn, du, dd, dr, M);
-			if (dn || du)
-				amt_note("round %d: %ld of %d exits found their mm still in use, %ld unrecognized",
-					 r, dn, M, du);
+			if (dn)
+				amt_note("round %d: %ld of %d exits found their mm still in use",
+					 r, dn, M);
 		}
 	for (j = 0; j < NR; j++)
 		amt_median(ns[j], ROUNDS);

@@ -21,7 +21,11 @@
 #include <linux/shrinker.h>
 #include <linux/spinlock.h>
 #include <linux/swap.h>
+#include <linux/pid.h>
+#include <linux/pid_namespace.h>
 #include <linux/tracepoint.h>
+/* only for the prototype check of mark_victim: no symbol of it is used */
+#include <trace/events/oom.h>
 #include "amt_trace.h"
 #include "oom.h"
 #include "params.h"
@@ -71,10 +75,9 @@ bool amt_under_pressure(void)
 	       time_before(jiffies, READ_ONCE(amt_pressure_until));
 }
 
-static void amt_mark_victim_probe(void *data, struct task_struct *task,
-				  uid_t uid)
+/* The OOM killer holds task_lock(task): task->mm is stable. */
+static void amt_note_victim(struct task_struct *task)
 {
-	/* The OOM killer holds task_lock(task): task->mm is stable. */
 	struct mm_struct *mm = task->mm;
 	unsigned long flags;
 
@@ -86,6 +89,31 @@ static void amt_mark_victim_probe(void *data, struct task_struct *task,
 	raw_spin_unlock_irqrestore(&amt_oom_lock, flags);
 	amt_stat_inc(AMT_STAT_OOM_MARKED);
 }
+
+/*
+ * The probe's prototype must be the tracepoint's: a mismatch would pass
+ * garbage for the task. Kbuild reads the target's trace/events/oom.h, and
+ * amt_oom_init() has the compiler check the probe against it.
+ */
+#ifdef AMT_MARK_VICTIM_PID
+/* Older stable kernels: mark_victim(int pid), the victim's global pid. */
+static void amt_mark_victim_probe(void *data, int pid)
+{
+	struct task_struct *task;
+
+	rcu_read_lock();
+	task = pid_task(find_pid_ns(pid, &init_pid_ns), PIDTYPE_PID);
+	if (task)
+		amt_note_victim(task);
+	rcu_read_unlock();
+}
+#else
+static void amt_mark_victim_probe(void *data, struct task_struct *task,
+				  uid_t uid)
+{
+	amt_note_victim(task);
+}
+#endif
 
 /* Look @mm up in the ring, and forget it: this is its final drop. */
 static bool amt_oom_ring_take(struct mm_struct *mm)
@@ -280,6 +308,8 @@ int amt_oom_init(void)
 		pr_err("no oom:mark_victim tracepoint: cannot keep OOM victims off the queue\n");
 		return -ENOENT;
 	}
+	/* a build against another prototype fails here, never oopses */
+	check_trace_callback_type_mark_victim(amt_mark_victim_probe);
 	ret = tracepoint_probe_register(amt_tp_mark_victim,
 					amt_mark_victim_probe, NULL);
 	if (ret)

@@ -37,6 +37,15 @@ fi
 # 2. Kernel coding style of the module, and its files' uses without a cycle.
 "$top/scripts/checkpatch.sh" | emit
 "$top/scripts/check-includes.sh" | emit
+# The oom:mark_victim probe is type-checked against the target's header: a
+# build that assumes the other prototype (int pid) must fail, not oops.
+if out=$("$top/scripts/build-module.sh" bookworm KCFLAGS=-DAMT_MARK_VICTIM_PID 2>&1); then
+	echo "not ok - build: a mark_victim probe of the wrong prototype is refused # it built"
+elif echo "$out" | grep -q 'check_trace_callback_type_mark_victim'; then
+	echo "ok - build: a mark_victim probe of the wrong prototype is refused"
+else
+	echo "not ok - build: a mark_victim probe of the wrong prototype is refused # failed otherwise: $(echo "$out" | grep -m1 -i error)"
+fi | emit
 took unit+style
 
 # 3. The guest suite, on each kernel asked for; then, in a boot of its own

@@ -13,52 +13,65 @@
 #include <linux/sched.h>
 #include <linux/tracepoint.h>
 
-/* An exiting task's mm was handed to the mm_reaper. */
+/*
+ * An exiting task's teardown was deferred (the RFC's name, in both modes):
+ * mode=self, stashed for the task itself after exit_notify(); mode=reaper,
+ * queued for the mm_reaper.
+ */
 TRACE_EVENT(mm_reaper_queue,
-	TP_PROTO(struct task_struct *tsk, unsigned long rss, int node),
-	TP_ARGS(tsk, rss, node),
+	TP_PROTO(struct task_struct *tsk, unsigned long rss, int node,
+		 bool self),
+	TP_ARGS(tsk, rss, node, self),
 	TP_STRUCT__entry(
 		__field(pid_t, pid)
 		__array(char, comm, TASK_COMM_LEN)
 		__field(unsigned long, rss)
 		__field(int, node)
+		__field(bool, self)
 	),
 	TP_fast_assign(
 		__entry->pid = tsk->pid;
 		memcpy(__entry->comm, tsk->comm, TASK_COMM_LEN);
 		__entry->rss = rss;
 		__entry->node = node;
+		__entry->self = self;
 	),
-	TP_printk("pid=%d comm=%s rss=%lu node=%d", __entry->pid,
-		  __entry->comm, __entry->rss, __entry->node)
+	TP_printk("pid=%d comm=%s rss=%lu node=%d mode=%s", __entry->pid,
+		  __entry->comm, __entry->rss, __entry->node,
+		  __entry->self ? "self" : "reaper")
 );
 
 /*
- * The mm_reaper tore a queued mm down. charged - rss is what reclaim took
- * out of the queue meanwhile; node differs from the queue event's node when
- * the teardown ran NUMA-remote.
+ * A deferred mm was torn down (the RFC's name, in both modes): by=self, by
+ * its own task; by=reaper, by an mm_reaper thread. charged - freeable (both
+ * anonymous + swap pages, at the deferral and when the teardown began) is
+ * what reclaim took meanwhile; node differs from the queue event's node
+ * when the teardown ran NUMA-remote.
  */
 TRACE_EVENT(mm_reaper_reap,
-	TP_PROTO(pid_t pid, unsigned long charged, unsigned long rss, int node,
-		 u64 ns),
-	TP_ARGS(pid, charged, rss, node, ns),
+	TP_PROTO(pid_t pid, unsigned long charged, unsigned long freeable,
+		 int node, u64 ns, bool self),
+	TP_ARGS(pid, charged, freeable, node, ns, self),
 	TP_STRUCT__entry(
 		__field(pid_t, pid)
 		__field(unsigned long, charged)
-		__field(unsigned long, rss)
+		__field(unsigned long, freeable)
 		__field(int, node)
 		__field(u64, ns)
+		__field(bool, self)
 	),
 	TP_fast_assign(
 		__entry->pid = pid;
 		__entry->charged = charged;
-		__entry->rss = rss;
+		__entry->freeable = freeable;
 		__entry->node = node;
 		__entry->ns = ns;
+		__entry->self = self;
 	),
-	TP_printk("pid=%d charged=%lu rss=%lu node=%d ns=%llu", __entry->pid,
-		  __entry->charged, __entry->rss, __entry->node,
-		  (unsigned long long)__entry->ns)
+	TP_printk("pid=%d charged=%lu freeable=%lu node=%d ns=%llu by=%s",
+		  __entry->pid, __entry->charged, __entry->freeable,
+		  __entry->node, (unsigned long long)__entry->ns,
+		  __entry->self ? "self" : "reaper")
 );
 
 /* The OOM notifier waited for the reaper and gave the OOM killer pages. */

@@ -101,7 +101,7 @@ static bool amt_try_defer(struct mm_struct *mm)
 	if (v != AMT_DEFER)
 		goto sync;
 	/* No waiting for memory on the exit path: fall back instead. */
-	e = amt_entry_new(mm, facts.rss);
+	e = amt_entry_new(mm);
 	if (!e) {
 		v = AMT_REJECT_NOMEM;
 		goto sync;
@@ -124,7 +124,7 @@ static bool amt_try_defer(struct mm_struct *mm)
 	amt_release_exe(mm);
 	/* Counted and traced before anyone can see it: defer precedes reap. */
 	amt_stat_inc(AMT_DEFER);
-	trace_mm_reaper_queue(current, facts.rss, numa_node_id());
+	trace_mm_reaper_queue(current, facts.rss, numa_node_id(), self);
 	if (self)
 		amt_self_stash(e);
 	else

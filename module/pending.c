@@ -107,20 +107,18 @@ void amt_pending_uncharge(unsigned long pages)
 /**
  * amt_entry_new() - an entry for the mm whose last reference current holds
  * @mm: the mm
- * @rss: its RSS, for the tracepoints
  *
  * Context: the exit path; does not sleep.
  *
  * Return: the entry, not yet charged nor deferred; NULL without memory.
  */
-struct amt_entry *amt_entry_new(struct mm_struct *mm, unsigned long rss)
+struct amt_entry *amt_entry_new(struct mm_struct *mm)
 {
 	struct amt_entry *e = kzalloc(sizeof(*e), GFP_NOWAIT | __GFP_NOWARN);
 
 	if (!e)
 		return NULL;
 	e->mm = mm;
-	e->rss = rss;
 	e->charged = amt_mm_freeable(mm);
 	e->pid = current->pid;
 	return e;
@@ -320,7 +318,7 @@ void amt_self_unrenice(void)
 void amt_teardown(struct amt_entry *e, bool by_self)
 {
 	struct mm_struct *mm = e->mm;
-	unsigned long rss = amt_mm_rss_exact(mm), left;
+	unsigned long left;
 	long mms;
 	u64 t0 = ktime_get_ns(), ns;
 
@@ -351,7 +349,8 @@ void amt_teardown(struct amt_entry *e, bool by_self)
 		amt_stat_teardown(ns);
 	}
 	amt_stat_add(AMT_STAT_REAPED_PAGES, e->charged);
-	trace_mm_reaper_reap(e->pid, e->charged, rss, numa_node_id(), ns);
+	trace_mm_reaper_reap(e->pid, e->charged, e->freeable0, numa_node_id(),
+			     ns, by_self);
 	atomic_long_inc(&amt_ended);
 	wake_up_all(&amt_ended_wq);
 	if (e->task)

@@ -27,7 +27,6 @@ struct amt_entry {
 	struct mm_struct *mm;
 	unsigned long charged;	/* freeable pages counted in pending_pages */
 	unsigned long freeable0; /* freeable pages when its teardown began */
-	unsigned long rss;	/* RSS at the deferral, for the tracepoints */
 	unsigned long since;	/* jiffies at the deferral */
 	u64 seq;		/* deferral order, for drains */
 	pid_t pid;		/* the exiting task, for the tracepoints */
@@ -53,7 +52,7 @@ extern atomic_t amt_nr_stashed;
 
 bool amt_pending_charge(unsigned long pages, bool capped);
 void amt_pending_uncharge(unsigned long pages);
-struct amt_entry *amt_entry_new(struct mm_struct *mm, unsigned long rss);
+struct amt_entry *amt_entry_new(struct mm_struct *mm);
 void amt_defer(struct amt_entry *e, struct task_struct *task);
 struct amt_entry *amt_stash_take(struct task_struct *tsk);
 struct amt_entry *amt_queue_take(void);

@@ -31,7 +31,8 @@ static const struct amtctl_cmd amtctl_cmds[] = {
 	{ "status", amtctl_status, "",
 	  "is it loaded; its version, parameters and queue",
 	  "Prints the module's state, version and every readable parameter,\n"
-	  "and the mm_reaper's pid and queue depth from the stats file.\n"
+	  "and the first mm_reaper's pid and what is deferred now, from the\n"
+	  "stats file.\n"
 	  "Exit status 0 if the module is loaded, 3 if it is not.\n" },
 	{ "load", amtctl_load, "[--path FILE.ko] [PARAM=VALUE...]",
 	  "load the module, optionally with parameters",
@@ -58,7 +59,7 @@ static const struct amtctl_cmd amtctl_cmds[] = {
 	  "  max_pending_pages=PAGES    most freeable pages queued at once (1 .. RAM)\n"
 	  "  mode=self|reaper           who tears deferred mms down: the\n"
 	  "                             dying task after waking its parent\n"
-	  "                             (default), or the mm_reaper thread\n"
+	  "                             (default), or the mm_reaper threads\n"
 	  "  oom_guard=1|0|y|n          keep queued memory from causing OOM\n"
 	  "                             kills (1; 0 only to measure)\n" },
 	{ "stats", amtctl_stats, "[--json | --prometheus]",

@@ -81,6 +81,17 @@ uint64_t amt_median(uint64_t *v, int n)
 	return v[n / 2];
 }
 
+void amt_map_anon(unsigned long mb)
+{
+	void *p = mmap(NULL, mb * MiB, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED)
+		_exit(2);
+	madvise(p, mb * MiB, MADV_NOHUGEPAGE);
+	amt_touch(p, mb * MiB);
+}
+
 void *amt_map_tmpfs(const char *path, unsigned long mb, bool unlink_it)
 {
 	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
@@ -248,6 +259,14 @@ void amt_helper_load(void)
 	err = amt_load_ko("/amt/amt_helper.ko", NULL);
 	amt_assert(!err, "cannot load the fixture module: %s", strerror(err));
 	amt_assert(access(AMT_BLOCK_DEV, F_OK) == 0, "no " AMT_BLOCK_DEV);
+}
+
+long amt_helper_get(const char *param)
+{
+	char path[128], b[32];
+
+	snprintf(path, sizeof(path), AMT_HELPER "%s", param);
+	return amt_read_file(path, b, sizeof(b)) > 0 ? strtol(b, NULL, 10) : -1;
 }
 
 int amt_unload(void)

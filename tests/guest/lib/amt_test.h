@@ -73,6 +73,7 @@ void amt_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 #define AMT_HELPER "/sys/module/amt_helper/parameters/"
 #define AMT_BLOCK_DEV "/dev/amt_block"
 void amt_helper_load(void);
+long amt_helper_get(const char *param);	/* a parameter's number, -1 */
 
 /* Module control. */
 bool amt_loaded(void);
@@ -105,6 +106,8 @@ int amt_write_file(const char *path, const char *val); /* 0 or errno */
 int amt_read_file(const char *path, char *buf, size_t len); /* bytes or -errno */
 uint64_t amt_now_ns(void);
 uint64_t amt_median(uint64_t *v, int n);	/* sorts v */
+/* In a hog body: map and touch @mb MiB anonymous, no huge pages. */
+void amt_map_anon(unsigned long mb);
 /* In a hog body: map @mb MiB of a tmpfs file shared, fill it with 0x5a. */
 void *amt_map_tmpfs(const char *path, unsigned long mb, bool unlink_it);
 

@@ -11,9 +11,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include "../lib/amt_test.h"
@@ -24,25 +22,14 @@
 /* Holds /dev/amt_block open and 1 GiB of anonymous memory. */
 static void body(void *unused)
 {
-	int fd = open(AMT_BLOCK_DEV, O_RDONLY);
-	void *p;
-
-	if (fd < 0)
+	if (open(AMT_BLOCK_DEV, O_RDONLY) < 0)
 		_exit(5);
-	p = mmap(NULL, MB * MiB, PROT_READ | PROT_WRITE,
-		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (p == MAP_FAILED)
-		_exit(2);
-	madvise(p, MB * MiB, MADV_NOHUGEPAGE);
-	amt_touch(p, MB * MiB);
+	amt_map_anon(MB);
 }
 
 static long blocked(void)
 {
-	char b[32];
-
-	return amt_read_file(AMT_HELPER "blocked", b, sizeof(b)) > 0 ?
-	       strtol(b, NULL, 10) : -1;
+	return amt_helper_get("blocked");
 }
 
 /* Kill @pid and return once its exit blocks in the close. */

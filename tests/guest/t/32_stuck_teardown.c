@@ -9,10 +9,8 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
-#include <sys/mman.h>
 #include <unistd.h>
 #include "../lib/amt_test.h"
 #include "../helper/amt_helper.h"
@@ -24,25 +22,16 @@
 static void stalling_body(void *unused)
 {
 	int fd = open(AMT_BLOCK_DEV, O_RDONLY);
-	void *p;
 
 	if (fd < 0 || ioctl(fd, AMT_IOC_STALL_MM))
 		_exit(5);
 	close(fd);	/* the notifier stays with the mm */
-	p = mmap(NULL, MB * MiB, PROT_READ | PROT_WRITE,
-		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (p == MAP_FAILED)
-		_exit(2);
-	madvise(p, MB * MiB, MADV_NOHUGEPAGE);
-	amt_touch(p, MB * MiB);
+	amt_map_anon(MB);
 }
 
 static long stalled(void)
 {
-	char b[32];
-
-	return amt_read_file(AMT_HELPER "stalled", b, sizeof(b)) > 0 ?
-	       strtol(b, NULL, 10) : -1;
+	return amt_helper_get("stalled");
 }
 
 /*

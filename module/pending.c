@@ -332,15 +332,11 @@ void amt_teardown(struct amt_entry *e, bool by_self)
 	 */
 	left = amt_mm_freeable(mm);
 
-	spin_lock(&amt_lock);
-	list_del(&e->deferred);
-	amt_freed += e->freeable0 > left ? e->freeable0 - left : 0;
-	spin_unlock(&amt_lock);
-	mmdrop(mm);
-
+	/*
+	 * Counted before it leaves the deferred list: a drain returns as soon
+	 * as the list has no older entry, and must then find it counted.
+	 */
 	amt_pending_uncharge(e->charged);
-	mms = atomic_long_dec_return(&amt_pending_mms_cnt);
-	AMT_CHECK(mms >= 0);
 	if (by_self) {
 		amt_stat_inc(AMT_STAT_REAPED_SELF);
 		amt_stat_add(AMT_STAT_SELF_NS, ns);
@@ -351,6 +347,14 @@ void amt_teardown(struct amt_entry *e, bool by_self)
 	amt_stat_add(AMT_STAT_REAPED_PAGES, e->charged);
 	trace_mm_reaper_reap(e->pid, e->charged, e->freeable0, numa_node_id(),
 			     ns, by_self);
+	mms = atomic_long_dec_return(&amt_pending_mms_cnt);
+	AMT_CHECK(mms >= 0);
+
+	spin_lock(&amt_lock);
+	list_del(&e->deferred);
+	amt_freed += e->freeable0 > left ? e->freeable0 - left : 0;
+	spin_unlock(&amt_lock);
+	mmdrop(mm);
 	atomic_long_inc(&amt_ended);
 	wake_up_all(&amt_ended_wq);
 	if (e->task)

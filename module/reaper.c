@@ -11,6 +11,7 @@
  */
 #include <linux/file.h>
 #include <linux/freezer.h>
+#include <linux/irq_work.h>
 #include <linux/kthread.h>
 #include <linux/sizes.h>
 #include <linux/spinlock.h>
@@ -110,10 +111,24 @@ void amt_reaper_queue_exit(struct amt_entry *e)
 	}
 }
 
+/*
+ * The wake-up owed is paid from notify.c's ftrace callback, which runs with
+ * preemption disabled: on PREEMPT_RT a waitqueue's lock is a sleeping lock
+ * and must not be taken there. An irq_work runs wake_up() where it may
+ * (hard interrupt context normally, the irq_work thread on PREEMPT_RT).
+ */
+static void amt_wake_irq_fn(struct irq_work *w)
+{
+	wake_up(&amt_reaper_wq);
+}
+
+static struct irq_work amt_wake_irq_work;
+
 /**
  * amt_reaper_wake_owed() - wake the reaper for exits queued quietly
  *
- * Context: any, also an ftrace callback; never sleeps.
+ * Context: any, also an ftrace callback with preemption disabled; never
+ * sleeps, takes no sleeping lock (also on PREEMPT_RT).
  *
  * Return: true if a wake-up was owed.
  */
@@ -121,7 +136,7 @@ bool amt_reaper_wake_owed(void)
 {
 	if (!atomic_read(&amt_wake_owed) || !atomic_xchg(&amt_wake_owed, 0))
 		return false;
-	wake_up(&amt_reaper_wq);
+	irq_work_queue(&amt_wake_irq_work);
 	return true;
 }
 
@@ -286,6 +301,7 @@ int amt_reaper_start(unsigned int n)
 {
 	struct task_struct *t;
 
+	init_irq_work(&amt_wake_irq_work, amt_wake_irq_fn);
 	while (amt_nr_running < n) {
 		t = kthread_create(amt_reaper_fn, NULL, "mm_reaper");
 		if (IS_ERR(t)) {
@@ -318,6 +334,8 @@ void amt_reaper_stop(void)
 	/* kthread_stop() wakes a reaper; work items must not outlive us */
 	cancel_delayed_work_sync(&amt_wake_late_work);
 	cancel_delayed_work_sync(&amt_handoff_work);
+	/* (nothing queues it any more: the hooks are gone) */
+	irq_work_sync(&amt_wake_irq_work);
 	/* each stops only with the queue empty: the last one empties it */
 	while (amt_nr_running)
 		kthread_stop(amt_reapers[--amt_nr_running]);

@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 # Make a Debian kernel available for the guest, without installing it.
 #
-#   scripts/kernel.sh SUITE      SUITE: bookworm (default, 6.1), trixie, sid,
-#                                or debug (our KASAN/lockdep build of 6.1)
+#   scripts/kernel.sh SUITE      SUITE: bookworm (default, 6.1), bookworm-rt
+#                                (its PREEMPT_RT flavour), trixie, sid, or
+#                                debug (our KASAN/lockdep build of 6.1)
 #
 # Prints shell assignments on stdout: KVER, VMLINUZ, KDIR and CHROOT (empty
 # for bookworm, whose kbuild runs on this host; trixie and sid headers need a
@@ -13,17 +14,19 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 cache=${AMT_CACHE:-$top/.cache}
 suite=${1:-bookworm}
 
+flavour=amd64
 case "$suite" in
 bookworm) ;;
+bookworm-rt) flavour=rt-amd64 ;;
 trixie|sid) exec "$top/scripts/suite-chroot.sh" "$suite" ;;
 debug) exec "$top/scripts/debug-kernel.sh" ;;
-*) echo "kernel.sh: unknown suite '$suite' (allowed: bookworm trixie sid debug)" >&2
+*) echo "kernel.sh: unknown suite '$suite' (allowed: bookworm bookworm-rt trixie sid debug)" >&2
    exit 2 ;;
 esac
 
 "$top/scripts/deps.sh"
-# linux-headers-amd64 depends on linux-headers-<current ABI>-amd64.
-hdr=$(apt-cache depends linux-headers-amd64 | awk '/Depends: linux-headers-/ {print $2; exit}')
+# linux-headers-$flavour depends on linux-headers-<current ABI>-$flavour.
+hdr=$(apt-cache depends "linux-headers-$flavour" | awk '/Depends: linux-headers-/ {print $2; exit}')
 kver=${hdr#linux-headers-}
 [ -n "$kver" ] || { echo "kernel.sh: cannot resolve bookworm kernel" >&2; exit 1; }
 if [ ! -e "/lib/modules/$kver/build/Makefile" ]; then

@@ -14,7 +14,8 @@
 #   make clean
 #
 # KERNEL selects the Debian kernel booted in the guest: bookworm (Debian 12,
-# 6.1, the default), trixie (Debian 13, 6.12) or sid (newest). Everything is
+# 6.1, the default), bookworm-rt (its PREEMPT_RT flavour), trixie (Debian
+# 13, 6.12) or sid (newest). Everything is
 # fetched and cached under .cache/ (git-ignored); nothing is installed into
 # or loaded into the host's kernel.
 

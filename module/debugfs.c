@@ -58,7 +58,7 @@ static int amt_stats_show(struct seq_file *m, void *unused)
 	seq_printf(m, "wake_fallback %lu\n", v[AMT_STAT_WAKE_FALLBACK]);
 	seq_printf(m, "exit_not_last %lu\n", v[AMT_STAT_NOT_LAST]);
 	seq_printf(m, "exit_preempted %lu\n", v[AMT_STAT_PREEMPTED]);
-	seq_printf(m, "exit_unrecognized %lu\n", v[AMT_STAT_UNRECOGNIZED]);
+	seq_printf(m, "exit_late %lu\n", v[AMT_STAT_LATE]);
 	seq_printf(m, "exit_site_known %d\n", amt_hook_site_known());
 	seq_printf(m, "reaper_pid %d\n", reaper ? reaper->pid : 0);
 	seq_printf(m, "reaper_threads %u\n", amt_reaper_count());

@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The mmput() hook: recognise the exiting task's own final drop from
- * exit_mm() and defer its teardown (to the task itself after exit_notify(),
+ * The mmput() hook: recognise an exiting task's final drop of an mm between
+ * exit_mm() and exit_notify() (exit_mm()'s own, or a late one from a file's
+ * release) and defer its teardown (to the task itself after exit_notify(),
  * or to the mm_reaper) instead of tearing it down on the exit path.
  *
  * An IPMODIFY ftrace_ops on mmput() (as livepatch does) redirects exactly
  * those calls to amt_mmput_exit(), which has mmput()'s prototype and returns
- * straight to do_exit(). Every other mmput() caller is left untouched.
+ * to the caller. Every other mmput() caller is left untouched.
  *
  * Copyright (C) 2026 The async_mm_teardown authors.
  */
@@ -136,8 +137,9 @@ sync:
 }
 
 /*
- * Replaces mmput() for the exiting task's final drop from exit_mm(): same
- * prototype, same context (no locks held, may sleep), returns to do_exit().
+ * Replaces mmput() for an exiting task's drop between exit_mm() and
+ * exit_notify(): same prototype, same context (may sleep; mmput() does),
+ * returns to the caller (do_exit(), or a file's release for a late drop).
  */
 static void amt_mmput_exit(struct mm_struct *mm)
 {
@@ -225,7 +227,8 @@ bool amt_hook_site_known(void)
 
 /*
  * The ftrace callback, on every mmput() in the system: keep it tiny. It
- * redirects only the exiting task's own final drop from exit_mm().
+ * redirects the final drops of an exiting task between exit_mm() and
+ * exit_notify(): exit_mm()'s own, and the late ones (below).
  */
 static void notrace amt_mmput_ftrace(unsigned long ip, unsigned long parent_ip,
 				     struct ftrace_ops *ops,
@@ -233,7 +236,6 @@ static void notrace amt_mmput_ftrace(unsigned long ip, unsigned long parent_ip,
 {
 	struct task_struct *tsk = current;
 	struct mm_struct *mm;
-	bool site;
 	int bit;
 
 	/* exit_mm() runs only in a task that is exiting. */
@@ -244,37 +246,37 @@ static void notrace amt_mmput_ftrace(unsigned long ip, unsigned long parent_ip,
 		return;
 	/*
 	 * exit_mm() has cleared tsk->mm before its mmput(); kernel threads
-	 * have no mm of their own to drop.
+	 * have no mm of their own to drop; after exit_notify() the parent
+	 * has been woken already (and no exit path drops an mm there).
 	 */
-	if (tsk->mm || (tsk->flags & PF_KTHREAD))
+	if (tsk->mm || (tsk->flags & PF_KTHREAD) || tsk->exit_state)
 		return;
 	bit = ftrace_test_recursion_trylock(ip, parent_ip);
 	if (bit < 0)
 		return;
 	mm = (struct mm_struct *)amt_fregs_arg0(fregs);
-	/*
-	 * The call site says it is exit_mm()'s own drop, whatever happened
-	 * to the scheduler's state; learned from the first exit.
-	 */
 	if (unlikely(!amt_hook_site_known()))
 		amt_site_learn(parent_ip);
-	site = amt_at_site(parent_ip);
 	/*
-	 * The lazy-TLB active_mm is the mm exit_mm() just dropped, unless
-	 * the task was preempted between clearing ->mm and mmput() (the
-	 * switch replaced it): a cross-check, counted. An active_mm match
-	 * away from the site is the task's own mm dropped later in its exit
-	 * (a file's release in exit_task_work(), e.g. vhost-net on 6.1): the
-	 * exiting task's teardown too.
+	 * From exit_mm()'s call site: its own drop, whatever happened to the
+	 * scheduler's state. The lazy-TLB active_mm is that mm unless the
+	 * task was preempted between clearing ->mm and mmput() (the switch
+	 * replaced it): a cross-check, counted.
+	 *
+	 * From anywhere else: a late drop, in exit_files() or
+	 * exit_task_work() (a file's release: vhost-net's on 6.1 holds the
+	 * process's mm until then, and its own mm_users reference drops last
+	 * after a sleep, so active_mm proves nothing). Its teardown is on the
+	 * parent's waitpid() path exactly as exit_mm()'s would be, and any
+	 * final mmput() is safe to defer; counted.
 	 */
-	if (site || tsk->active_mm == mm) {
+	if (amt_at_site(parent_ip)) {
 		if (tsk->active_mm != mm)
 			amt_stat_inc(AMT_STAT_PREEMPTED);
-		amt_redirect_to(&amt_mmput_redirect, fregs, amt_mmput_exit);
-	} else {
-		/* Another mm dropped at exit: inline, and counted. */
-		amt_stat_inc(AMT_STAT_UNRECOGNIZED);
+	} else if (amt_hook_site_known()) {
+		amt_stat_inc(AMT_STAT_LATE);
 	}
+	amt_redirect_to(&amt_mmput_redirect, fregs, amt_mmput_exit);
 	ftrace_test_recursion_unlock(bit);
 }
 

@@ -39,15 +39,30 @@ static void amt_self_yield_fn(struct work_struct *w)
 
 static DECLARE_DELAYED_WORK(amt_self_yield_work, amt_self_yield_fn);
 
+/* notify.c can run mpol_put_task_policy() after a self teardown */
+static bool amt_self_mpol_ok;
+
+/**
+ * amt_self_allow_mempolicy() - tasks with a mempolicy may stash from now on
+ *
+ * Called once the hook after exit_notify() has found that it can call the
+ * original mpol_put_task_policy() after the teardown.
+ */
+void amt_self_allow_mempolicy(void)
+{
+	WRITE_ONCE(amt_self_mpol_ok, true);
+}
+
 /**
  * amt_self_possible() - may the exiting task (current) tear its mm down?
  *
- * Return: false if it has a mempolicy (counted): its original
- * mpol_put_task_policy() must run, so the redirect cannot stand in.
+ * Return: false, counted, if it has a mempolicy and the hook after
+ * exit_notify() cannot run the original mpol_put_task_policy() after the
+ * teardown (not learned yet, or unsafe to call here: see notify.c).
  */
 bool amt_self_possible(void)
 {
-	if (current->mempolicy) {
+	if (current->mempolicy && !READ_ONCE(amt_self_mpol_ok)) {
 		amt_stat_inc(AMT_STAT_SELF_MEMPOLICY);
 		return false;
 	}
@@ -70,14 +85,18 @@ void amt_self_stash(struct amt_entry *e)
  */
 void amt_self_teardown(struct task_struct *tsk)
 {
-	/* NULL if it never stashed, or lost its stash to the reaper */
-	struct amt_entry *e = amt_stash_take(tsk);
+	struct amt_entry *e;
 
-	if (!e)
-		return;
-	if (e->reniced)
-		schedule_delayed_work(&amt_self_yield_work, AMT_SELF_YIELD);
-	amt_teardown(e, true);
+	/*
+	 * NULL if it never stashed, or lost its stash to the reaper. More
+	 * than one if a late final drop (hook.c) stashed another mm.
+	 */
+	while ((e = amt_stash_take(tsk))) {
+		if (e->reniced)
+			schedule_delayed_work(&amt_self_yield_work,
+					      AMT_SELF_YIELD);
+		amt_teardown(e, true);
+	}
 }
 
 /**

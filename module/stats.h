@@ -29,7 +29,7 @@ enum amt_stat {
 	AMT_STAT_WAKE_FALLBACK,		/* reaper woken by the bound, not the exit */
 	AMT_STAT_NOT_LAST,		/* exit drops that left another mm user */
 	AMT_STAT_PREEMPTED,		/* exit_mm() drops known by their site only */
-	AMT_STAT_UNRECOGNIZED,		/* exiting mmput()s neither site nor mm */
+	AMT_STAT_LATE,			/* exiting mmput()s after exit_mm(), elsewhere */
 	AMT_NR_STATS,
 };
 

@@ -7,7 +7,7 @@
 set -euo pipefail
 
 pkgs=(gcc make libc6-dev pkg-config libkmod-dev kmod cpio busybox-static
-      qemu-system-x86 debootstrap dkms file)
+      qemu-system-x86 debootstrap dkms file xz-utils)
 # The headers of the bookworm kernel we boot (linux-headers-amd64 pulls the
 # current ABI); DKMS tests build against them too.
 pkgs+=(linux-headers-amd64 "$@")

@@ -61,6 +61,17 @@ cp "$top/tests/guest/init" "$stage/init"
 cp "$ko" "$stage/amt/async_mm_teardown.ko"
 cp "$helper" "$stage/amt/amt_helper.ko"
 [ ${#extra[@]} -eq 0 ] || cp "${extra[@]}" "$stage/amt/"
+# modules of the guest's own kernel that tests load (scripts/kernel.sh's
+# kmod/, or the unpacked linux-modules package of trixie and sid)
+mkdir -p "$stage/amt/kmod"
+for m in vhost vhost_net vhost_iotlb tun tap; do
+	f=$(find "${AMT_CACHE:-$top/.cache}/kernels/$KVER/" -name "$m.ko" -o \
+		-name "$m.ko.xz" 2>/dev/null | head -n 1)
+	case $f in
+	*.xz) xz -dc "$f" > "$stage/amt/kmod/$m.ko" ;;
+	?*) cp "$f" "$stage/amt/kmod/" ;;
+	esac
+done
 [ ${#globs[@]} -gt 0 ] || globs=('*')
 for glob in "${globs[@]}"; do
 	for t in "$top"/build/guest/tests/$glob; do

@@ -52,7 +52,7 @@ static void run(void)
 			long done = amt_stat("reaped_by_self"), reaped = amt_stat("reaped_by_reaper");
 			long queued = amt_stat("queued");
 			long not_last = amt_stat("exit_not_last");
-			long unrec = amt_stat("exit_unrecognized");
+			long unrec = amt_stat("exit_late");
 			long dd, dr, dq, dn, du;
 
 			amt_param_set("enabled", c == SYNC ? "0" : "1");
@@ -64,7 +64,7 @@ static void run(void)
 			dr = amt_stat("reaped_by_reaper") - reaped;
 			dq = amt_stat("queued") - queued;
 			dn = amt_stat("exit_not_last") - not_last;
-			du = amt_stat("exit_unrecognized") - unrec;
+			du = amt_stat("exit_late") - unrec;
 			if (dq != M)
 				amt_stats_note();
 			/*
@@ -73,7 +73,7 @@ static void run(void)
 			 * who then tears it down. Never a gate, never missed.
 			 */
 			amt_assert(dq + dn == M && du == 0 && dd == dq && dr == 0,
-				   "self mode: queued +%ld, exit_not_last +%ld, exit_unrecognized +%ld, reaped_by_self +%ld, reaped_by_reaper +%ld; want %d = queued + exit_not_last, none unrecognized, reaped_by_self = queued",
+				   "self mode: queued +%ld, exit_not_last +%ld, exit_late +%ld, reaped_by_self +%ld, reaped_by_reaper +%ld; want %d = queued + exit_not_last, none late, reaped_by_self = queued",
 				   dq, dn, du, dd, dr, M);
 			if (dn)
 				amt_note("round %d: %ld of %d exits found their mm still in use",

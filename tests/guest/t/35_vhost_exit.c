@@ -1,0 +1,109 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A QEMU-like owner of /dev/vhost-net (VHOST_SET_OWNER) is deferred. On
+ * 6.1 the vhost device holds an mm_users reference until its release in
+ * the dying task's exit_task_work(), after a sleep (kthread_stop() of the
+ * vhost worker): that late drop is the final one, and must be deferred
+ * (exit_late +1) whatever ran on the CPU meanwhile: four more kills run
+ * against CPU burners, so that the task's lazy active_mm is gone by then
+ * (the recognition this replaced relied on it). On 6.4+ the vhost
+ * worker is a thread of the process, and the final drop is exit_mm()'s
+ * (the process's or the vhost thread's) or the release's, whichever comes
+ * last. Either way: queued +1, and
+ * kill->waitpid well below the inline teardown. A plain process in the
+ * same rounds shows what vhost's release costs by itself.
+ */
+#include <fcntl.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+#include "../lib/amt_test.h"
+
+#define VHOST_SET_OWNER_ _IO(0xAF, 0x01)
+#define MB 512
+#define ROUNDS 3
+
+static void body(void *arg)
+{
+	int fd = open("/dev/vhost-net", O_RDWR);
+
+	if (fd < 0 || ioctl(fd, VHOST_SET_OWNER_))
+		_exit(5);
+	amt_map_anon(MB);
+}
+
+static void load_vhost(void)
+{
+	static const char *const mods[] = {
+		"vhost_iotlb", "vhost", "tun", "tap", "vhost_net",
+	};
+	unsigned int i;
+
+	for (i = 0; i < sizeof(mods) / sizeof(mods[0]); i++)
+		amt_kmod_load(mods[i]);	/* built in, or absent: see below */
+	if (access("/dev/vhost-net", F_OK))
+		amt_skip("no /dev/vhost-net (vhost_net not built for this kernel)");
+}
+
+/* Kill a vhost owner, with the module on: it must be deferred once. */
+static uint64_t deferred_kill(void)
+{
+	long q0 = amt_stat("queued"), l0 = amt_stat("exit_late");
+	uint64_t ns;
+	pid_t pid;
+
+	amt_trace_start();
+	pid = amt_hog_fn(body, NULL);
+	ns = amt_kill_wait(pid);
+	amt_assert(!amt_drain(60000), "drain failed");
+	amt_note("vhost owner %d: exit_late +%ld", pid,
+		 amt_stat("exit_late") - l0);
+	/*
+	 * Any pid: on 6.4+ the final drop may be the vhost thread's (a
+	 * thread of the process, with its own pid). Nothing else large
+	 * exits meanwhile.
+	 */
+	amt_assert(amt_stat("queued") - q0 == 1 &&
+		   amt_trace_count("mm_reaper_queue", 0) == 1 &&
+		   amt_trace_count("mm_reaper_reap", 0) == 1,
+		   "the vhost owner was not deferred and torn down once (queued +%ld, events: %d queue, %d reap)",
+		   amt_stat("queued") - q0, amt_trace_count("mm_reaper_queue", 0),
+		   amt_trace_count("mm_reaper_reap", 0));
+	return ns;
+}
+
+static void run(void)
+{
+	uint64_t off[ROUNDS], on[ROUNDS], plain_off[ROUNDS], plain_on[ROUNDS];
+	pid_t b[AMT_BURNERS];
+	int r;
+
+	load_vhost();
+	for (r = 0; r < ROUNDS; r++) {
+		amt_assert(!amt_param_set("enabled", "0"), "cannot disable");
+		off[r] = amt_kill_wait(amt_hog_fn(body, NULL));
+		plain_off[r] = amt_kill_wait(amt_hog(MB, AMT_HOG_ANON));
+		amt_assert(!amt_param_set("enabled", "1"), "cannot enable");
+		on[r] = deferred_kill();
+		plain_on[r] = amt_kill_wait(amt_hog(MB, AMT_HOG_ANON));
+		amt_assert(!amt_drain(60000), "drain failed");
+	}
+	amt_burners_start(b);
+	for (r = 0; r < 4; r++)
+		deferred_kill();
+	amt_burners_stop(b);
+	amt_median(off, ROUNDS);
+	amt_median(on, ROUNDS);
+	amt_median(plain_off, ROUNDS);
+	amt_median(plain_on, ROUNDS);
+	amt_note("%d MiB kill->waitpid median: vhost owner inline %.1f ms, deferred %.1f ms; plain process inline %.1f ms, deferred %.1f ms",
+		 MB, off[1] / 1e6, on[1] / 1e6, plain_off[1] / 1e6,
+		 plain_on[1] / 1e6);
+	amt_assert(on[1] * 2 < off[1],
+		   "vhost owner: deferred %.1f ms not 2x below inline %.1f ms",
+		   on[1] / 1e6, off[1] / 1e6);
+}
+
+AMT_TEST_BOTH("vhost_exit",
+	      "a 512 MiB owner of /dev/vhost-net is deferred whichever drop is final (exit_mm()'s or the device's release) and its waitpid() is 2x faster than inline",
+	      300, run)

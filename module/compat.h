@@ -23,6 +23,9 @@
 #include <linux/ftrace.h>
 #include <linux/fs.h>
 #include <linux/mm.h>
+#ifdef CONFIG_X86_KERNEL_IBT
+#include <asm/cpufeature.h>
+#endif
 
 /*
  * v6.6: ftrace_regs accessors (ftrace_regs_get_argument(),
@@ -126,6 +129,37 @@ static inline bool amt_mm_has_aio(struct mm_struct *mm)
 	return !!rcu_access_pointer(mm->ioctx_table);
 #else
 	return false;
+#endif
+}
+
+/*
+ * May a function whose fentry call ftrace reports at @off bytes past its
+ * symbol, starting with @insn (its first 4 bytes), be called through a
+ * pointer? x86 builds with IBT (7.x in Debian) start every function with
+ * endbr64 and "seal" those whose address is never taken at boot (the endbr
+ * becomes a 4-byte nop, which version's nop varies): an indirect call to a
+ * sealed function faults where the CPU enforces IBT. With kCFI (clang) the
+ * call would be checked against a type hash we cannot vouch for.
+ */
+#define AMT_ENDBR64		0xfa1e0ff3U	/* f3 0f 1e fa */
+#define AMT_ENDBR_SEALED_61	0x001f0f66U	/* osp nopl (%rax), v6.1 */
+#define AMT_ENDBR_SEALED	0xd6401f0fU	/* nopl -42(%rax), v6.2+ */
+static inline bool amt_indirect_callable(unsigned long off, u32 insn)
+{
+	if (IS_ENABLED(CONFIG_CFI_CLANG) || IS_ENABLED(CONFIG_CFI))
+		return false;
+	if (!off)
+		return true;
+	if (off != 4)
+		return false;
+	if (insn == AMT_ENDBR64)
+		return true;
+	if (insn != AMT_ENDBR_SEALED_61 && insn != AMT_ENDBR_SEALED)
+		return false;
+#ifdef CONFIG_X86_KERNEL_IBT
+	return !cpu_feature_enabled(X86_FEATURE_IBT);
+#else
+	return true;
 #endif
 }
 

@@ -11,14 +11,21 @@
  * - a task that stashed its mm in exit_mm() (mode=self) takes it back and
  *   tears it down (self.c): the redirect target replaces the original,
  *   which with task->mempolicy == NULL (nobody else can change it for an
- *   exiting task) would only have taken and dropped task_lock(). A task
- *   with a mempolicy never stashes and is never redirected: __mpol_put()
- *   is not exported, so nothing could stand in for the original.
+ *   exiting task) would only have taken and dropped task_lock(). For a
+ *   task with a mempolicy the target tears down, then calls the original
+ *   (__mpol_put() is not exported: nothing else can drop the policy), at
+ *   the address ftrace reports, checked by name; the callback lets that
+ *   call from our text through. Where such a call is not safe (IBT
+ *   enforced and the function sealed, see compat.h) those tasks are left
+ *   to the reaper, counted as self_mempolicy.
  *
  * Copyright (C) 2026 The async_mm_teardown authors.
  */
+#include <linux/kallsyms.h>
+#include <linux/module.h>
 #include <linux/percpu.h>
 #include <linux/sched.h>
+#include <linux/uaccess.h>
 #include "notify.h"
 #include "pending.h"
 #include "reaper.h"
@@ -27,6 +34,12 @@
 
 static DEFINE_PER_CPU(long, amt_notify_inflight);
 static bool amt_notify_ok;	/* the hook is registered */
+/*
+ * mpol_put_task_policy() itself, for tasks with a mempolicy; NULL until
+ * learned from the first exit, and for good if it cannot be called.
+ */
+static void (*amt_mpol_put)(struct task_struct *tsk);
+static atomic_t amt_mpol_state = ATOMIC_INIT(0); /* 0: to learn, 1: done */
 
 static void notrace amt_notify_ftrace(unsigned long ip,
 				      unsigned long parent_ip,
@@ -49,6 +62,41 @@ static void amt_notify_self(struct task_struct *tsk)
 	amt_redirect_done(&amt_notify_redirect);
 }
 
+/* The same for a task with a mempolicy: tear down, then the original. */
+static void amt_notify_self_mpol(struct task_struct *tsk)
+{
+	amt_self_teardown(tsk);
+	/* the policy is put after the teardown, as after an inline exit_mm() */
+	amt_mpol_put(tsk);
+	amt_redirect_done(&amt_notify_redirect);
+}
+
+/*
+ * From the callback, once: find mpol_put_task_policy()'s start from the
+ * fentry address @ip and decide whether we may call it.
+ */
+static void amt_notify_learn(unsigned long ip)
+{
+	char sym[KSYM_SYMBOL_LEN];
+	unsigned long off, size;
+	u32 insn = 0;
+
+	if (atomic_cmpxchg(&amt_mpol_state, 0, 1))
+		return;
+	sprint_symbol(sym, ip);
+	if (sscanf(sym, "mpol_put_task_policy+%lx/%lx", &off, &size) != 2 ||
+	    off >= size ||
+	    (off && copy_from_kernel_nofault(&insn, (void *)(ip - off),
+					     sizeof(insn))) ||
+	    !amt_indirect_callable(off, insn)) {
+		pr_info("mode=self: tasks with a NUMA mempolicy go to the mm_reaper (%s cannot be called here)\n",
+			sym);
+		return;
+	}
+	WRITE_ONCE(amt_mpol_put, (void (*)(struct task_struct *))(ip - off));
+	amt_self_allow_mempolicy();
+}
+
 static void notrace amt_notify_ftrace(unsigned long ip,
 				      unsigned long parent_ip,
 				      struct ftrace_ops *ops,
@@ -60,6 +108,11 @@ static void notrace amt_notify_ftrace(unsigned long ip,
 	/* do_exit()'s own call, after exit_notify(): exit_state is set. */
 	if (!tsk->exit_state)
 		return;
+	if (unlikely(!atomic_read(&amt_mpol_state)))
+		amt_notify_learn(ip);
+	/* amt_notify_self_mpol()'s call of the original: let it run. */
+	if (tsk->mempolicy && within_module(parent_ip, THIS_MODULE))
+		return;
 	/*
 	 * Almost always: no wake-up owed and no task waiting to tear its mm
 	 * down. Two reads say so without the recursion lock.
@@ -70,10 +123,16 @@ static void notrace amt_notify_ftrace(unsigned long ip,
 	if (bit < 0)
 		return;
 	amt_reaper_wake_owed();
-	/* With a mempolicy the original must run (we never stash then). */
-	if (atomic_read(&amt_nr_stashed) && !tsk->mempolicy &&
-	    (struct task_struct *)amt_fregs_arg0(fregs) == tsk)
-		amt_redirect_to(&amt_notify_redirect, fregs, amt_notify_self);
+	if (atomic_read(&amt_nr_stashed) &&
+	    (struct task_struct *)amt_fregs_arg0(fregs) == tsk) {
+		if (!tsk->mempolicy)
+			amt_redirect_to(&amt_notify_redirect, fregs,
+					amt_notify_self);
+		/* (without amt_mpol_put such a task never stashes) */
+		else if (READ_ONCE(amt_mpol_put))
+			amt_redirect_to(&amt_notify_redirect, fregs,
+					amt_notify_self_mpol);
+	}
 	ftrace_test_recursion_unlock(bit);
 }
 

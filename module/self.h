@@ -10,6 +10,7 @@
 #include <linux/sched.h>
 #include "pending.h"
 
+void amt_self_allow_mempolicy(void);
 bool amt_self_possible(void);
 void amt_self_stash(struct amt_entry *e);
 void amt_self_teardown(struct task_struct *tsk);

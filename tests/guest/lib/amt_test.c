@@ -261,6 +261,18 @@ void amt_helper_load(void)
 	amt_assert(access(AMT_BLOCK_DEV, F_OK) == 0, "no " AMT_BLOCK_DEV);
 }
 
+int amt_kmod_load(const char *name)
+{
+	char ko[128];
+	int err;
+
+	snprintf(ko, sizeof(ko), "/amt/kmod/%s.ko", name);
+	if (access(ko, F_OK))
+		return ENOENT;
+	err = amt_load_ko(ko, NULL);
+	return err == EEXIST ? 0 : err;
+}
+
 long amt_helper_get(const char *param)
 {
 	char path[128], b[32];
@@ -672,6 +684,62 @@ int amt_trace_count(const char *event, pid_t pid)
 	return n;
 }
 
+void amt_ftrace_start(const char *fn)
+{
+	amt_write_file(AMT_TRACE "tracing_on", "0");
+	amt_assert(!amt_write_file(AMT_TRACE "set_ftrace_filter", fn),
+		   "cannot filter the function tracer on %s", fn);
+	amt_assert(!amt_write_file(AMT_TRACE "current_tracer", "function"),
+		   "no function tracer");
+	amt_write_file(AMT_TRACE "trace", "");
+	amt_write_file(AMT_TRACE "tracing_on", "1");
+}
+
+void amt_ftrace_stop(void)
+{
+	char cur[32] = "";
+
+	amt_read_file(AMT_TRACE "current_tracer", cur, sizeof(cur));
+	if (strncmp(cur, "function", 8))
+		return;
+	amt_write_file(AMT_TRACE "current_tracer", "nop");
+	amt_write_file(AMT_TRACE "set_ftrace_filter", "");
+}
+
+/* Was LINE recorded in task PID? "<...>-PID [CPU] flags TS: event: ..." */
+static bool amt_trace_by(const char *line, pid_t pid)
+{
+	const char *br = strstr(line, " ["), *p;
+
+	if (line[0] == '#' || !br)
+		return false;
+	for (p = br; p > line && p[-1] != '-'; p--)
+		;
+	return p > line && atoi(p) == pid;
+}
+
+int amt_trace_lines(pid_t pid, const char *needle, const char *after)
+{
+	FILE *f = fopen(AMT_TRACE "trace", "r");
+	char line[512], ev[80], pidstr[32];
+	bool seen = !after;
+	int n = 0;
+
+	if (!f)
+		return -1;
+	snprintf(ev, sizeof(ev), " %s: ", after ? after : "");
+	snprintf(pidstr, sizeof(pidstr), "pid=%d ", pid);
+	while (fgets(line, sizeof(line), f)) {
+		if (!seen && strstr(line, ev) && strstr(line, pidstr))
+			seen = true;
+		else if (seen && strstr(line, needle) &&
+			 amt_trace_by(line, pid))
+			n++;
+	}
+	fclose(f);
+	return n;
+}
+
 /* ---- the runner ---- */
 
 static int amt_settle(long base_kb, long *now_kb)
@@ -802,6 +870,7 @@ int amt_main(const struct amt_test *t, int argc, char **argv)
 	close(reason[0]);
 
 	amt_trace_stop();
+	amt_ftrace_stop();
 	amt_reset_defaults();
 	if (WIFSIGNALED(status) && WTERMSIG(status) == SIGALRM) {
 		printf("not ok - %s # timeout after %us\n", name,

@@ -74,6 +74,8 @@ void amt_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 #define AMT_BLOCK_DEV "/dev/amt_block"
 void amt_helper_load(void);
 long amt_helper_get(const char *param);	/* a parameter's number, -1 */
+/* a kernel module of the guest's kernel from /amt/kmod/: 0 or errno */
+int amt_kmod_load(const char *name);
 
 /* Module control. */
 bool amt_loaded(void);
@@ -155,5 +157,13 @@ long amt_cgroup_get(const char *cg, const char *file, const char *key);
 void amt_trace_start(void);
 void amt_trace_stop(void);
 int amt_trace_count(const char *event, pid_t pid); /* pid 0: any */
+/* The function tracer on one kernel function too, in the same buffer. */
+void amt_ftrace_start(const char *fn);
+void amt_ftrace_stop(void);
+/*
+ * Trace lines recorded in task PID that contain NEEDLE; only those after
+ * the module's event AFTER for PID if AFTER is not NULL.
+ */
+int amt_trace_lines(pid_t pid, const char *needle, const char *after);
 
 #endif /* AMT_TEST_H */

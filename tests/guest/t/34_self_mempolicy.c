@@ -1,0 +1,96 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A 1 GiB process with a NUMA mempolicy (MPOL_INTERLEAVE, as under
+ * numactl --interleave) is deferred like any other: in mode=self it tears
+ * its own mm down (not the reaper), and in both modes the kernel's own
+ * mpol_put_task_policy() runs exactly once for it: in reaper mode called
+ * by do_exit(), in mode=self by the module after the teardown (do_exit()'s
+ * call is redirected). The function tracer on mpol_put_task_policy() shows
+ * both the calls and their callers. (That the policy is then freed, not
+ * leaked, is kmemleak's part in make check-debug: on 7.x the free is
+ * RCU-deferred and the slab cache merged, so no trace ties it to the task.)
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include "../lib/amt_test.h"
+
+#define MPOL_INTERLEAVE_ 3
+#define MB 1024
+
+static void body(void *arg)
+{
+	unsigned long nodes = 1;	/* node 0: every guest has it */
+
+	if (syscall(SYS_set_mempolicy, MPOL_INTERLEAVE_, &nodes, 64))
+		_exit(5);
+	amt_map_anon(MB);
+}
+
+static void run(void)
+{
+	bool self = !strcmp(amt_mode, "self");
+	long q0, s0, r0, m0;
+	char cap[32];
+	uint64_t inline_ns, ns;
+	int from_exit, ours, after;
+	pid_t pid;
+
+	if (syscall(SYS_get_mempolicy, NULL, NULL, 0, NULL, 0) && errno == ENOSYS)
+		amt_skip("no NUMA in this kernel");
+	amt_assert(!amt_param_set("enabled", "0"), "cannot disable");
+	pid = amt_hog_fn(body, NULL);
+	inline_ns = amt_kill_wait(pid);
+	amt_assert(!amt_param_set("enabled", "1"), "cannot enable");
+	/* room for 1 GiB in reaper mode (the default cap is RAM/4) */
+	snprintf(cap, sizeof(cap), "%ld", amt_mem_total_kb() / 4 * 3 / 4);
+	amt_assert(!amt_param_set("max_pending_pages", cap), "cannot raise the cap");
+	q0 = amt_stat("queued");
+	s0 = amt_stat("reaped_by_self");
+	r0 = amt_stat("reaped_by_reaper");
+	m0 = amt_stat("self_mempolicy");
+	amt_trace_start();
+	amt_ftrace_start("mpol_put_task_policy");
+	pid = amt_hog_fn(body, NULL);
+	ns = amt_kill_wait(pid);
+	amt_assert(!amt_drain(60000), "drain failed");
+	amt_trace_stop();
+	/* "mpol_put_task_policy <-do_exit" (a .cold or .part suffix) */
+	from_exit = amt_trace_lines(pid, "mpol_put_task_policy <-do_exit", NULL);
+	ours = amt_trace_lines(pid, "mpol_put_task_policy <-amt_notify_self_mpol",
+			       NULL);
+	after = amt_trace_lines(pid, "mpol_put_task_policy <-amt_notify_self_mpol",
+				"mm_reaper_reap");
+	amt_ftrace_stop();
+	amt_note("kill->waitpid with an interleave policy: inline %.1f ms, deferred %.1f ms",
+		 inline_ns / 1e6, ns / 1e6);
+	amt_assert(amt_stat("queued") - q0 == 1, "queued +%ld, want +1",
+		   amt_stat("queued") - q0);
+	/* do_exit()'s call: redirected in mode=self, the original otherwise */
+	amt_assert(from_exit == 1, "do_exit() called mpol_put_task_policy() %d times, want once",
+		   from_exit);
+	amt_assert(ours == (self ? 1 : 0),
+		   "the module called the original %d times, want %d", ours,
+		   self ? 1 : 0);
+	if (self) {
+		amt_assert(amt_stat("self_mempolicy") == m0,
+			   "sent to the reaper for its mempolicy (self_mempolicy +%ld)",
+			   amt_stat("self_mempolicy") - m0);
+		amt_assert(amt_stat("reaped_by_self") - s0 == 1 &&
+			   amt_stat("reaped_by_reaper") == r0,
+			   "reaped_by_self +%ld, reaped_by_reaper +%ld; want the task itself",
+			   amt_stat("reaped_by_self") - s0,
+			   amt_stat("reaped_by_reaper") - r0);
+		amt_assert(after == 1,
+			   "the original ran before the teardown, not after it");
+	}
+	amt_assert(ns * 3 < inline_ns,
+		   "kill->waitpid %.1f ms deferred, not 3x below inline %.1f ms",
+		   ns / 1e6, inline_ns / 1e6);
+}
+
+AMT_TEST_BOTH("self_mempolicy",
+	      "a 1 GiB process with an interleave mempolicy is deferred (torn down by itself in mode=self) and mpol_put_task_policy() runs once for it, after the teardown in mode=self",
+	      300, run)

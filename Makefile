@@ -55,6 +55,9 @@ unit:
 	gcc -Wall -Wextra -Werror -O2 -o build/unit/test_policy \
 		tests/unit/test_policy.c module/policy.c
 	build/unit/test_policy
+	gcc -Wall -Wextra -Werror -O2 -o build/unit/test_interface \
+		tests/unit/test_interface.c
+	build/unit/test_interface
 
 clean:
 	rm -rf build

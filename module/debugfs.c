@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The read-only debugfs file async_mm_teardown/stats: every counter and
- * gauge, one "name value" per line.
+ * gauge of interface.h, one "name value" per line, in its order.
  *
  * Copyright (C) 2026 The async_mm_teardown authors.
  */
@@ -9,11 +9,61 @@
 #include <linux/seq_file.h>
 #include "debugfs.h"
 #include "hook.h"
+#include "interface.h"
 #include "pending.h"
 #include "reaper.h"
 #include "stats.h"
 
 static struct dentry *amt_debugfs_dir;
+
+/*
+ * The value of each line of interface.h's AMT_STAT_LIST(), by name: a line
+ * without one does not build, and no line is printed that is not there.
+ */
+#define AMT_V_queued			v[AMT_DEFER]
+/* every final exit drop torn down inline, for any reason */
+#define AMT_V_sync			sync
+/* the part of sync that a safety gate sent back */
+#define AMT_V_rejected			rejected
+#define AMT_V_sync_disabled		v[AMT_SYNC_DISABLED]
+#define AMT_V_sync_small		v[AMT_SYNC_SMALL]
+#define AMT_V_rejected_oom_victim	v[AMT_REJECT_OOM]
+#define AMT_V_rejected_pressure		v[AMT_REJECT_PRESSURE]
+#define AMT_V_rejected_memcg		v[AMT_REJECT_MEMCG]
+#define AMT_V_rejected_aio		v[AMT_REJECT_AIO]
+#define AMT_V_rejected_budget		v[AMT_REJECT_BUDGET]
+#define AMT_V_rejected_nomem		v[AMT_REJECT_NOMEM]
+/* every deferred teardown that ended, whoever ran it */
+#define AMT_V_reaped		(v[AMT_STAT_REAPED_REAPER] + v[AMT_STAT_REAPED_SELF])
+#define AMT_V_reaped_by_reaper		v[AMT_STAT_REAPED_REAPER]
+#define AMT_V_reaped_by_self		v[AMT_STAT_REAPED_SELF]
+#define AMT_V_reaped_pages		v[AMT_STAT_REAPED_PAGES]
+#define AMT_V_pending_mms		amt_pending_mms()
+#define AMT_V_pending_pages		amt_pending_pages()
+#define AMT_V_pending_pages_peak	amt_pending_pages_peak()
+#define AMT_V_handoffs			v[AMT_STAT_HANDOFFS]
+#define AMT_V_drains			v[AMT_STAT_DRAINS]
+#define AMT_V_drain_timeouts		v[AMT_STAT_DRAIN_TIMEOUTS]
+#define AMT_V_oom_victims_marked	v[AMT_STAT_OOM_MARKED]
+#define AMT_V_oom_sharer_caught		v[AMT_STAT_OOM_SHARER]
+#define AMT_V_oom_drains		v[AMT_STAT_OOM_DRAINS]
+#define AMT_V_oom_freed_pages		v[AMT_STAT_OOM_FREED_PAGES]
+#define AMT_V_shrinker_scans		v[AMT_STAT_SHRINKER_SCANS]
+#define AMT_V_self_ns_total		v[AMT_STAT_SELF_NS]
+#define AMT_V_self_mempolicy		v[AMT_STAT_SELF_MEMPOLICY]
+#define AMT_V_wake_fallback		v[AMT_STAT_WAKE_FALLBACK]
+#define AMT_V_exit_not_last		v[AMT_STAT_NOT_LAST]
+#define AMT_V_exit_preempted		v[AMT_STAT_PREEMPTED]
+#define AMT_V_exit_late			v[AMT_STAT_LATE]
+#define AMT_V_exit_site_known		amt_hook_site_known()
+#define AMT_V_reaper_pid		(reaper ? reaper->pid : 0)
+#define AMT_V_reaper_threads		amt_reaper_count()
+#define AMT_V_reaper_cpu_ns		amt_reaper_cpu_ns()
+#define AMT_V_teardown_ns_total		amt_stat_teardown_ns_total()
+#define AMT_V_teardown_ns_max		amt_stat_teardown_ns_max()
+
+#define AMT_STAT_LINE(name, kind, unit, metric, label, help) \
+	seq_printf(m, #name " %lld\n", (long long)(AMT_V_##name));
 
 static int amt_stats_show(struct seq_file *m, void *unused)
 {
@@ -28,46 +78,7 @@ static int amt_stats_show(struct seq_file *m, void *unused)
 		if (i >= AMT_REJECT_OOM)
 			rejected += v[i];
 	}
-
-	seq_printf(m, "queued %lu\n", v[AMT_DEFER]);
-	/* sync: every final exit drop torn down inline, for any reason */
-	seq_printf(m, "sync %lu\n", sync);
-	/* rejected: the part of sync that a safety gate sent back */
-	seq_printf(m, "rejected %lu\n", rejected);
-	for (i = AMT_SYNC_DISABLED; i < AMT_NR_VERDICTS; i++)
-		seq_printf(m, "%s %lu\n", amt_verdict_name(i), v[i]);
-	/* reaped: every deferred teardown that ended, whoever ran it */
-	seq_printf(m, "reaped %lu\n",
-		   v[AMT_STAT_REAPED_REAPER] + v[AMT_STAT_REAPED_SELF]);
-	seq_printf(m, "reaped_by_reaper %lu\n", v[AMT_STAT_REAPED_REAPER]);
-	seq_printf(m, "reaped_by_self %lu\n", v[AMT_STAT_REAPED_SELF]);
-	seq_printf(m, "reaped_pages %lu\n", v[AMT_STAT_REAPED_PAGES]);
-	seq_printf(m, "pending_mms %ld\n", amt_pending_mms());
-	seq_printf(m, "pending_pages %ld\n", amt_pending_pages());
-	seq_printf(m, "pending_pages_peak %ld\n", amt_pending_pages_peak());
-	seq_printf(m, "handoffs %lu\n", v[AMT_STAT_HANDOFFS]);
-	seq_printf(m, "drains %lu\n", v[AMT_STAT_DRAINS]);
-	seq_printf(m, "drain_timeouts %lu\n", v[AMT_STAT_DRAIN_TIMEOUTS]);
-	seq_printf(m, "oom_victims_marked %lu\n", v[AMT_STAT_OOM_MARKED]);
-	seq_printf(m, "oom_sharer_caught %lu\n", v[AMT_STAT_OOM_SHARER]);
-	seq_printf(m, "oom_drains %lu\n", v[AMT_STAT_OOM_DRAINS]);
-	seq_printf(m, "oom_freed_pages %lu\n", v[AMT_STAT_OOM_FREED_PAGES]);
-	seq_printf(m, "shrinker_scans %lu\n", v[AMT_STAT_SHRINKER_SCANS]);
-	seq_printf(m, "self_ns_total %lu\n", v[AMT_STAT_SELF_NS]);
-	seq_printf(m, "self_mempolicy %lu\n", v[AMT_STAT_SELF_MEMPOLICY]);
-	seq_printf(m, "wake_fallback %lu\n", v[AMT_STAT_WAKE_FALLBACK]);
-	seq_printf(m, "exit_not_last %lu\n", v[AMT_STAT_NOT_LAST]);
-	seq_printf(m, "exit_preempted %lu\n", v[AMT_STAT_PREEMPTED]);
-	seq_printf(m, "exit_late %lu\n", v[AMT_STAT_LATE]);
-	seq_printf(m, "exit_site_known %d\n", amt_hook_site_known());
-	seq_printf(m, "reaper_pid %d\n", reaper ? reaper->pid : 0);
-	seq_printf(m, "reaper_threads %u\n", amt_reaper_count());
-	seq_printf(m, "reaper_cpu_ns %llu\n",
-		   (unsigned long long)amt_reaper_cpu_ns());
-	seq_printf(m, "teardown_ns_total %lld\n",
-		   (long long)amt_stat_teardown_ns_total());
-	seq_printf(m, "teardown_ns_max %lld\n",
-		   (long long)amt_stat_teardown_ns_max());
+	AMT_STAT_LIST(AMT_STAT_LINE)
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(amt_stats);

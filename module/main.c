@@ -17,6 +17,7 @@
 #include "debugfs.h"
 #include "fput.h"
 #include "hook.h"
+#include "interface.h"
 #include "notify.h"
 #include "oom.h"
 #include "params.h"
@@ -28,12 +29,27 @@
 /* Set once everything is up, cleared first on unload: gates runtime actions. */
 static bool amt_running;
 
-/* Print a rejected value without its trailing newline. */
-static void amt_param_reject(const struct kernel_param *kp, const char *val,
-			     const char *allowed)
+/* What interface.h says a parameter allows. */
+static const char *amt_param_allowed(const struct kernel_param *kp)
 {
-	pr_err("%s: invalid value '%.*s': %s\n", kp->name,
-	       (int)min_t(size_t, strcspn(val, "\n"), 40), val, allowed);
+#define AMT_PARAM_ALLOWED(p, when, type, allowed, help) \
+	if (!strcmp(kp->name, #p)) \
+		return allowed;
+	AMT_PARAM_LIST(AMT_PARAM_ALLOWED)
+#undef AMT_PARAM_ALLOWED
+	return "see modinfo";
+}
+
+/*
+ * Print a rejected value without its trailing newline, and what is
+ * allowed (@detail: the limit of this machine, or why now).
+ */
+static void amt_param_reject(const struct kernel_param *kp, const char *val,
+			     const char *detail)
+{
+	pr_err("%s: invalid value '%.*s': use %s%s\n", kp->name,
+	       (int)min_t(size_t, strcspn(val, "\n"), 40), val,
+	       amt_param_allowed(kp), detail ? detail : "");
 }
 
 bool amt_enabled = true;
@@ -43,7 +59,7 @@ static int amt_enabled_set(const char *val, const struct kernel_param *kp)
 	int ret = param_set_bool(val, kp);
 
 	if (ret)
-		amt_param_reject(kp, val, "use 1 or 0 (y/n)");
+		amt_param_reject(kp, val, NULL);
 	return ret;
 }
 
@@ -58,19 +74,17 @@ static const struct kernel_param_ops amt_enabled_ops = {
  * draining.
  */
 module_param_cb(enabled, &amt_enabled_ops, &amt_enabled, 0644);
-MODULE_PARM_DESC(enabled, "Defer large exits to the mm_reaper (1) or tear down inline as without the module (0). Default 1.");
 
 /* Validate an unsigned long parameter against a pure policy check. */
 static int amt_ulong_set(const char *val, const struct kernel_param *kp,
 			 int (*check)(unsigned long, unsigned long))
 {
 	unsigned long v, ram = totalram_pages();
-	char allowed[96];
+	char detail[48];
 
 	if (kstrtoul(val, 0, &v) || check(v, ram)) {
-		snprintf(allowed, sizeof(allowed),
-			 "use a number of pages from 1 to %lu (all RAM)", ram);
-		amt_param_reject(kp, val, allowed);
+		snprintf(detail, sizeof(detail), " (%lu pages here)", ram);
+		amt_param_reject(kp, val, detail);
 		return -EINVAL;
 	}
 	WRITE_ONCE(*(unsigned long *)kp->arg, v);
@@ -95,7 +109,6 @@ static const struct kernel_param_ops amt_thresh_ops = {
  * costs about as much as the hand-off, and small exits are the common case.
  */
 module_param_cb(thresh_pages, &amt_thresh_ops, &amt_thresh_pages, 0644);
-MODULE_PARM_DESC(thresh_pages, "Defer only mms with at least this many resident pages. Default 64 MiB worth.");
 
 unsigned long amt_max_pending_pages;
 bool amt_oom_guard = true;
@@ -120,7 +133,6 @@ static const struct kernel_param_ops amt_max_pending_ops = {
  */
 module_param_cb(max_pending_pages, &amt_max_pending_ops,
 		&amt_max_pending_pages, 0644);
-MODULE_PARM_DESC(max_pending_pages, "Most freeable (anonymous and swap) pages queued for the reaper at once; exits beyond it are torn down inline. Default RAM/4.");
 
 /*
  * The OOM-time drain, the shrinker's priority boost, the pressure window and
@@ -129,7 +141,6 @@ MODULE_PARM_DESC(max_pending_pages, "Most freeable (anonymous and swap) pages qu
  * production.
  */
 module_param_cb(oom_guard, &amt_enabled_ops, &amt_oom_guard, 0644);
-MODULE_PARM_DESC(oom_guard, "Keep queued memory from causing OOM kills: drain at OOM, boost under reclaim, respect memcg limits (1). Default 1.");
 
 /* 0 until set, then resolved to the default at load; fixed after it. */
 static unsigned int amt_reapers;
@@ -137,12 +148,10 @@ static unsigned int amt_reapers;
 static int amt_reapers_set(const char *val, const struct kernel_param *kp)
 {
 	unsigned long v;
-	char allowed[64];
 
+	/* (interface.h says 1 to 16: AMT_MAX_REAPERS) */
 	if (kstrtoul(val, 0, &v) || amt_check_reapers(v, AMT_MAX_REAPERS)) {
-		snprintf(allowed, sizeof(allowed),
-			 "use a number of threads from 1 to %d", AMT_MAX_REAPERS);
-		amt_param_reject(kp, val, allowed);
+		amt_param_reject(kp, val, NULL);
 		return -EINVAL;
 	}
 	amt_reapers = v;
@@ -161,7 +170,6 @@ static const struct kernel_param_ops amt_reapers_ops = {
  * (/etc/modprobe.d): read-only at run time.
  */
 module_param_cb(reapers, &amt_reapers_ops, &amt_reapers, 0444);
-MODULE_PARM_DESC(reapers, "Number of mm_reaper threads, 1 to 16, set at load. Default: one per online CPU, at least 2, at most 8.");
 
 /*
  * self by default (make bench: the same waitpid() latency as the reaper,
@@ -182,14 +190,14 @@ static int amt_mode_set(const char *val, const struct kernel_param *kp)
 	int m = sysfs_match_string(amt_mode_names, val);
 
 	if (m < 0) {
-		amt_param_reject(kp, val, "use reaper or self");
+		amt_param_reject(kp, val, NULL);
 		return -EINVAL;
 	}
 	/* At load the hook is not set up yet: amt_init() checks then. */
 	if (m == AMT_MODE_SELF && READ_ONCE(amt_running) &&
 	    !amt_notify_available()) {
 		amt_param_reject(kp, val,
-				 "self mode is unavailable on this kernel (see the load message)");
+				 ": self mode is unavailable on this kernel (see the load message)");
 		return -EINVAL;
 	}
 	WRITE_ONCE(amt_mode, m);
@@ -213,7 +221,21 @@ static const struct kernel_param_ops amt_mode_ops = {
  * parent, so the CPU stays charged to its own cgroup (docs/design.md).
  */
 module_param_cb(mode, &amt_mode_ops, &amt_mode, 0644);
-MODULE_PARM_DESC(mode, "self: the dying task tears its deferred mm down, after waking its parent; reaper: the mm_reaper thread does. Default self (reaper where self is unavailable).");
+
+/*
+ * Every parameter's description comes from interface.h, shared with
+ * amtctl; a parameter listed there and not defined above does not build.
+ */
+#define AMT_PARAM_DESC(name, when, type, allowed, help) \
+	MODULE_PARM_DESC(name, help " Allowed: " allowed ".");
+AMT_PARAM_LIST(AMT_PARAM_DESC)
+#undef AMT_PARAM_DESC
+
+#define AMT_PARAM_DEFINED(name, when, type, allowed, help) (void)&__param_##name;
+static void __maybe_unused amt_params_defined(void)
+{
+	AMT_PARAM_LIST(AMT_PARAM_DEFINED)
+}
 
 /*
  * /sys/kernel/async_mm_teardown/drain: writing a timeout in ms blocks until

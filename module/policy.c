@@ -128,26 +128,3 @@ unsigned int amt_default_reapers(unsigned int online_cpus, unsigned int max)
 		n = 8;
 	return n < max ? n : max;
 }
-
-static const char *const amt_verdict_names[AMT_NR_VERDICTS] = {
-	[AMT_DEFER]		= "queued",
-	[AMT_SYNC_DISABLED]	= "sync_disabled",
-	[AMT_SYNC_SMALL]	= "sync_small",
-	[AMT_REJECT_OOM]	= "rejected_oom_victim",
-	[AMT_REJECT_PRESSURE]	= "rejected_pressure",
-	[AMT_REJECT_MEMCG]	= "rejected_memcg",
-	[AMT_REJECT_AIO]	= "rejected_aio",
-	[AMT_REJECT_BUDGET]	= "rejected_budget",
-	[AMT_REJECT_NOMEM]	= "rejected_nomem",
-};
-
-/**
- * amt_verdict_name() - statistic name of a verdict
- * @v: the verdict
- *
- * Return: a static string, or NULL for an out-of-range value.
- */
-const char *amt_verdict_name(enum amt_verdict v)
-{
-	return (unsigned int)v < AMT_NR_VERDICTS ? amt_verdict_names[v] : NULL;
-}

@@ -72,6 +72,5 @@ int amt_check_reapers(unsigned long val, unsigned long max);
 unsigned int amt_default_reapers(unsigned int online_cpus,
 				 unsigned int max);
 
-const char *amt_verdict_name(enum amt_verdict v);
 
 #endif /* AMT_POLICY_H */

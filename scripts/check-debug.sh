@@ -4,7 +4,7 @@
 # (scripts/debug-kernel.sh: 6.1 with KASAN, lockdep, DEBUG_VM,
 # PAGE_TABLE_CHECK, kmemleak, ...) with the module's AMT_DEBUG build, then
 # proof that this net catches a real bug: a copy of the module with an
-# extra mmdrop() in the reaper must fail.
+# extra mmdrop() after each deferred teardown must fail.
 #
 #   scripts/check-debug.sh          AMT_SOAK=SECS (default 300)
 #
@@ -38,13 +38,14 @@ echo "# debug kernel $KVER ready after $((SECONDS - start)) s"
 run "guest suite" -r suite -T 7200 -a "amt_slow=4 amt_timeout=2400"
 run "soak" -r soak -T $((soak + 1800)) -a "amt_soak=$soak"
 
-# The net must catch a planted bug: an extra mmdrop() after each reap
-# (a reference the reaper does not own) is a use-after-free.
+# The net must catch a planted bug: an extra mmdrop() after each deferred
+# teardown (amt_teardown(): a reference it does not own) is a
+# use-after-free.
 inj=$top/build/inject/module
 rm -rf "$inj" && mkdir -p "$inj" && cp -p "$top"/module/* "$inj/"
-sed -i 's/^\tmmdrop(mm);$/&\n\tmmdrop(mm);\t\/* injected bug *\//' "$inj/reaper.c"
-if ! grep -q 'injected bug' "$inj/reaper.c"; then
-	echo "not ok - harness: debug kernel catches an injected double mmdrop # the injection no longer applies to reaper.c" | emit
+sed -i 's/^\tmmdrop(mm);$/&\n\tmmdrop(mm);\t\/* injected bug *\//' "$inj/pending.c"
+if ! grep -q 'injected bug' "$inj/pending.c"; then
+	echo "not ok - harness: debug kernel catches an injected double mmdrop # the injection no longer applies to pending.c" | emit
 elif ! ko=$(AMT_SRC=$inj "$top/scripts/build-module.sh" debug 2>/dev/null); then
 	echo "not ok - harness: debug kernel catches an injected double mmdrop # the broken copy does not build" | emit
 else

@@ -33,6 +33,15 @@ if gcc -Wall -Wextra -Werror -O2 -o "$top/build/unit/test_policy" \
 else
 	echo "not ok - unit: policy tests build" | emit
 fi
+# ... and of module/interface.h, the stats and parameters shared with
+# amtctl and the guest tests.
+if gcc -Wall -Wextra -Werror -O2 -o "$top/build/unit/test_interface" \
+	"$top/tests/unit/test_interface.c"; then
+	"$top/build/unit/test_interface" | grep -E '^(ok|not ok) ' |
+		sed 's/^\(ok\|not ok\) - /\1 - unit: /' | emit
+else
+	echo "not ok - unit: interface tests build" | emit
+fi
 
 # 2. Kernel coding style of the module, and its files' uses without a cycle.
 "$top/scripts/checkpatch.sh" | emit

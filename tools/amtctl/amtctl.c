@@ -354,13 +354,19 @@ void amtctl_kmsg_close(struct amtctl_kmsg *k)
 
 static const char *const amtctl_modes[] = { "reaper", "self", NULL };
 
-static const struct amtctl_param amtctl_params[] = {
-	{ "enabled", true, "1 or 0 (y/n)", NULL },
-	{ "mode", false, "reaper or self", amtctl_modes },
-	{ "thresh_pages", false, "a positive whole number of pages", NULL },
-	{ "max_pending_pages", false, "a positive whole number of pages", NULL },
-	{ "oom_guard", true, "1 or 0 (y/n)", NULL },
-};
+/* The module's parameters, from the header the module builds with. */
+#define AMTCTL_BOOL_BOOL	true
+#define AMTCTL_BOOL_CHOICE	false
+#define AMTCTL_BOOL_NUMBER	false
+#define AMTCTL_LOAD_LOAD	true
+#define AMTCTL_LOAD_RUNTIME	false
+/* (mode is the only CHOICE) */
+#define AMTCTL_CHOICES_BOOL	NULL
+#define AMTCTL_CHOICES_CHOICE	amtctl_modes
+#define AMTCTL_CHOICES_NUMBER	NULL
+#define AMTCTL_PARAM(n, w, t, a, h) \
+	{ #n, AMTCTL_BOOL_##t, AMTCTL_LOAD_##w, a, AMTCTL_CHOICES_##t },
+static const struct amtctl_param amtctl_params[] = { AMT_PARAM_LIST(AMTCTL_PARAM) };
 
 #define AMTCTL_NR_PARAMS ARRAY_SIZE(amtctl_params)
 
@@ -374,9 +380,23 @@ const struct amtctl_param *amtctl_param_find(const char *name)
 	return NULL;
 }
 
+/* The parameters "amtctl set" can write: "enabled, mode, ..." */
 const char *amtctl_param_names(void)
 {
-	return "enabled, mode, thresh_pages, max_pending_pages, oom_guard";
+	static char names[256];
+	size_t i;
+
+	if (names[0])
+		return names;
+	for (i = 0; i < AMTCTL_NR_PARAMS; i++) {
+		if (amtctl_params[i].load_only)
+			continue;
+		if (names[0])
+			strncat(names, ", ", sizeof(names) - strlen(names) - 1);
+		strncat(names, amtctl_params[i].name,
+			sizeof(names) - strlen(names) - 1);
+	}
+	return names;
 }
 
 int amtctl_param_arg(char *arg, const struct amtctl_param **p, char **val)
@@ -397,6 +417,11 @@ int amtctl_param_arg(char *arg, const struct amtctl_param **p, char **val)
 	if (!*p)
 		return amtctl_usage("unknown parameter '%s'; allowed parameters: %s",
 				    arg, amtctl_param_names());
+	if ((*p)->load_only) {
+		*eq = '=';
+		return amtctl_usage("'%s': %s is set at load only (modprobe " AMT_MODNAME " %s, or a line in /etc/modprobe.d/); allowed parameters: %s",
+				    arg, (*p)->name, arg, amtctl_param_names());
+	}
 	if (!**val || strpbrk(*val, " \t\n\"'")) {
 		*eq = '=';
 		return amtctl_usage("'%s': the value must be %s", arg,
@@ -425,6 +450,7 @@ bool amtctl_param_value_ok(const struct amtctl_param *p, const char *val)
 				return true;
 		return false;
 	}
+	/* the rest are whole numbers from 1 (the kernel knows the top) */
 	if (val[0] < '0' || val[0] > '9')
 		return false;
 	errno = 0;

@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include "interface.h"
 
 #define AMT_MODNAME	"async_mm_teardown"
 #define AMTCTL_UNUSED	__attribute__((unused))
@@ -74,6 +75,7 @@ void amtctl_kmsg_close(struct amtctl_kmsg *k);
 struct amtctl_param {
 	const char *name;
 	bool is_bool;
+	bool load_only;			/* modprobe only: read-only in sysfs */
 	const char *allowed;
 	const char *const *choices;	/* NULL-terminated, for named values */
 };

@@ -104,81 +104,30 @@ static void amtctl_stats_json(const struct amtctl_stats *st)
 /* ---- Prometheus text format ---- */
 
 struct amtctl_metric {
-	const char *stat;	/* the stats line; a "prefix_" matches a family */
+	const char *stat;	/* the stats line */
 	const char *metric;	/* after "async_mm_teardown_" */
 	bool counter;
 	bool ns;		/* nanoseconds, exported in seconds */
+	const char *label;	/* reason="..." in a family, or "" */
 	const char *help;
 };
 
-/* Counters end in _total; pending_*, reaper_pid and maxima are gauges. */
+/* Every stats line of the module, from the header the module builds with. */
+#define AMTCTL_COUNTER_COUNTER	true
+#define AMTCTL_COUNTER_GAUGE	false
+/* the units of interface.h; only ns is converted (to seconds) */
+#define AMTCTL_NS_exits		false
+#define AMTCTL_NS_calls		false
+#define AMTCTL_NS_pages		false
+#define AMTCTL_NS_mms		false
+#define AMTCTL_NS_ns		true
+#define AMTCTL_NS_pid		false
+#define AMTCTL_NS_threads	false
+#define AMTCTL_NS_bool		false
+#define AMTCTL_METRIC(n, k, u, m, l, h) \
+	{ #n, m, AMTCTL_COUNTER_##k, AMTCTL_NS_##u, l, h },
 static const struct amtctl_metric amtctl_metrics[] = {
-	{ "queued", "queued_total", true, false,
-	  "Exits whose address-space teardown was deferred (to the dying task after exit_notify() or to the mm_reaper)." },
-	{ "sync", "sync_total", true, false,
-	  "Final exit drops torn down inline on the exit path, for any reason." },
-	{ "rejected", "rejected_all_total", true, false,
-	  "Inline teardowns a safety gate sent back: the sum of async_mm_teardown_rejected_total over reason." },
-	{ "sync_disabled", "sync_disabled_total", true, false,
-	  "Inline teardowns because the module is disabled (enabled=0)." },
-	{ "sync_small", "sync_small_total", true, false,
-	  "Inline teardowns because the resident set was below thresh_pages." },
-	{ "rejected_", "rejected_total", true, false,
-	  "Inline teardowns a safety gate sent back, by reason." },
-	{ "reaped", "reaped_total", true, false,
-	  "Deferred teardowns that ended, whoever ran them: queued = reaped + pending_mms." },
-	{ "reaped_by_reaper", "reaped_by_reaper_total", true, false,
-	  "Deferred teardowns run by the mm_reaper." },
-	{ "reaped_by_self", "reaped_by_self_total", true, false,
-	  "Deferred teardowns run by the dying task itself (mode=self)." },
-	{ "reaped_pages", "reaped_pages_total", true, false,
-	  "Freeable (anonymous and swap) pages of the deferred address spaces torn down." },
-	{ "pending_mms", "pending_mms", false, false,
-	  "Address spaces deferred and not yet torn down (stashed, queued or running)." },
-	{ "pending_pages", "pending_pages", false, false,
-	  "Freeable (anonymous and swap) pages of the deferred address spaces." },
-	{ "pending_pages_peak", "pending_pages_peak", false, false,
-	  "Highest pending_pages since load or the last max_pending_pages write." },
-	{ "handoffs", "handoffs_total", true, false,
-	  "Self-mode stashes the mm_reaper took over: their task was late, stuck, or the module was unloading, OOM or reclaim needed the memory." },
-	{ "self_ns_total", "self_seconds_total", true, true,
-	  "Time the dying tasks spent tearing down their own address spaces (mode=self)." },
-	{ "self_mempolicy", "self_mempolicy_total", true, false,
-	  "Self-mode exits sent to the mm_reaper because the task had a NUMA mempolicy." },
-	{ "wake_fallback", "wake_fallback_total", true, false,
-	  "Reaper wake-ups made by the 100 ms bound instead of the exiting task." },
-	{ "exit_not_last", "exit_not_last_total", true, false,
-	  "Exit drops that left the address space to another user (a thread, a temporary holder)." },
-	{ "exit_preempted", "exit_preempted_total", true, false,
-	  "exit_mm() drops recognised by their call site after a preemption had replaced the task's lazy mm." },
-	{ "exit_late", "exit_late_total", true, false,
-	  "mmput() calls of exiting tasks after exit_mm(), not from its call site (a file's release, e.g. vhost-net's on 6.1); deferred like exit_mm()'s own when final." },
-	{ "exit_site_known", "exit_site_known", false, false,
-	  "1 once exit_mm()'s call site has been learned (from the first exit after the load)." },
-	{ "drains", "drains_total", true, false,
-	  "Writes to the drain parameter." },
-	{ "drain_timeouts", "drain_timeouts_total", true, false,
-	  "Drains that ended before the queue was empty (timeout or signal)." },
-	{ "oom_victims_marked", "oom_victims_marked_total", true, false,
-	  "OOM victims' address spaces seen being marked by the OOM killer." },
-	{ "oom_sharer_caught", "oom_sharer_caught_total", true, false,
-	  "Final drops of an OOM victim's address space by a sharer, kept inline." },
-	{ "oom_drains", "oom_drains_total", true, false,
-	  "OOM killer calls that waited for the mm_reaper to free queued memory." },
-	{ "oom_freed_pages", "oom_freed_pages_total", true, false,
-	  "Pages the mm_reaper freed for the OOM killer." },
-	{ "shrinker_scans", "shrinker_scans_total", true, false,
-	  "Calls of the module's shrinker under memory reclaim." },
-	{ "reaper_pid", "reaper_pid", false, false,
-	  "PID of the first mm_reaper kernel thread (0: none)." },
-	{ "reaper_threads", "reaper_threads", false, false,
-	  "Number of mm_reaper kernel threads (the reapers parameter)." },
-	{ "reaper_cpu_ns", "reaper_cpu_seconds_total", true, true,
-	  "CPU time used by the mm_reaper threads." },
-	{ "teardown_ns_total", "teardown_seconds_total", true, true,
-	  "Time the mm_reaper threads spent tearing down address spaces." },
-	{ "teardown_ns_max", "teardown_seconds_max", false, true,
-	  "Longest single teardown by an mm_reaper thread." },
+	AMT_STAT_LIST(AMTCTL_METRIC)
 };
 
 #define AMTCTL_NR_METRICS ARRAY_SIZE(amtctl_metrics)
@@ -205,16 +154,21 @@ static const struct amtctl_metric *amtctl_metric_find(const char *stat,
 	*label = NULL;
 	for (i = 0; i < AMTCTL_NR_METRICS; i++) {
 		m = &amtctl_metrics[i];
-		n = strlen(m->stat);
-		if (m->stat[n - 1] != '_' && !strcmp(stat, m->stat))
+		if (!strcmp(stat, m->stat)) {
+			*label = m->label[0] ? m->label : NULL;
 			return m;
+		}
 	}
-	/* A labelled family: a new reason is still one of its series. */
+	/*
+	 * A newer module's line in a labelled family ("rejected_" + a new
+	 * reason) is still one of its series.
+	 */
 	for (i = 0; i < AMTCTL_NR_METRICS; i++) {
 		m = &amtctl_metrics[i];
-		n = strlen(m->stat);
-		if (m->stat[n - 1] == '_' && !strncmp(stat, m->stat, n) &&
-		    stat[n]) {
+		if (!m->label[0])
+			continue;
+		n = strlen(m->stat) - strlen(m->label);
+		if (!strncmp(stat, m->stat, n) && stat[n]) {
 			*label = stat + n;
 			return m;
 		}

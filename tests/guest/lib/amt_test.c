@@ -319,10 +319,21 @@ int amt_drain(unsigned int ms)
 	return amt_write_file(AMT_DRAIN, v);
 }
 
+/* The stats lines the module prints, from the header it builds with. */
+#define AMT_STAT_NAME(n, k, u, m, l, h) #n,
+const char *const amt_stat_names[] = { AMT_STAT_LIST(AMT_STAT_NAME) NULL };
+
 long amt_stat(const char *name)
 {
 	char buf[4096], *line, *save = NULL;
-	size_t n = strlen(name);
+	size_t n = strlen(name), i;
+
+	/* a test may only ask for what the module defines */
+	for (i = 0; amt_stat_names[i] && strcmp(amt_stat_names[i], name); i++)
+		;
+	if (!amt_stat_names[i])
+		amt_fail("the test asks for stat '%s', not in module/interface.h",
+			 name);
 
 	if (amt_read_file(AMT_STATS, buf, sizeof(buf)) <= 0)
 		return -1;

@@ -15,6 +15,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include "../../../module/interface.h"
 
 #define AMT_KO "/amt/async_mm_teardown.ko"
 #define AMT_PARAMS "/sys/module/async_mm_teardown/parameters/"
@@ -85,7 +86,9 @@ int amt_param_set(const char *name, const char *val); /* 0 or errno */
 long amt_param_get(const char *name);
 int amt_drain(unsigned int ms);		/* 0 or errno */
 void amt_reset_defaults(void);
-long amt_stat(const char *name);	/* -1 if missing */
+/* -1 if missing; a name not in module/interface.h fails the test */
+long amt_stat(const char *name);
+extern const char *const amt_stat_names[];	/* NULL-terminated */
 
 void amt_stats_note(void);		/* every stat as a "# stats:" line */
 

@@ -4,22 +4,70 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "../lib/amt_test.h"
 
-static const char *const keys[] = {
-	"queued", "sync", "rejected", "sync_disabled", "sync_small",
-	"rejected_oom_victim", "rejected_aio", "rejected_budget",
-	"rejected_nomem", "reaped", "reaped_by_reaper", "reaped_by_self",
-	"handoffs", "pending_mms", "pending_pages",
-	"reaper_cpu_ns", "teardown_ns_max", "reaper_pid",
-};
+/*
+ * The stats file and the parameters are exactly what module/interface.h
+ * defines (amtctl is built from it too): same lines in the same order,
+ * same parameters, load-only ones read-only.
+ */
+static void interface(void)
+{
+#define AMT_PARAM_NAME(n, w, t, a, h) { #n, !strcmp(#w, "LOAD") },
+	static const struct {
+		const char *name;
+		bool load_only;
+	} params[] = { AMT_PARAM_LIST(AMT_PARAM_NAME) };
+	char buf[4096], *line, *save = NULL, path[320];
+	unsigned int i = 0, n = 0;
+	struct dirent *d;
+	struct stat st;
+	DIR *dir;
+
+	amt_assert(amt_read_file(AMT_STATS, buf, sizeof(buf)) > 0, "no stats");
+	for (line = strtok_r(buf, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save), i++) {
+		size_t len = strcspn(line, " ");
+
+		amt_assert(amt_stat_names[i] &&
+			   strlen(amt_stat_names[i]) == len &&
+			   !strncmp(line, amt_stat_names[i], len),
+			   "stats line %u is '%.*s', interface.h says '%s'", i,
+			   (int)len, line,
+			   amt_stat_names[i] ? amt_stat_names[i] : "(no more)");
+	}
+	amt_assert(!amt_stat_names[i], "stats file ends before '%s'",
+		   amt_stat_names[i]);
+	dir = opendir(AMT_PARAMS);
+	amt_assert(dir, "no %s", AMT_PARAMS);
+	while ((d = readdir(dir))) {
+		if (d->d_name[0] == '.')
+			continue;
+		n++;
+		for (i = 0; i < sizeof(params) / sizeof(params[0]); i++)
+			if (!strcmp(params[i].name, d->d_name))
+				break;
+		amt_assert(i < sizeof(params) / sizeof(params[0]),
+			   "parameter %s is not in interface.h", d->d_name);
+		snprintf(path, sizeof(path), AMT_PARAMS "%s", d->d_name);
+		amt_assert(!stat(path, &st) &&
+			   !!(st.st_mode & 0200) == !params[i].load_only,
+			   "parameter %s is %s, interface.h says %s", d->d_name,
+			   st.st_mode & 0200 ? "writable" : "read-only",
+			   params[i].load_only ? "LOAD" : "RUNTIME");
+	}
+	closedir(dir);
+	amt_assert(n == sizeof(params) / sizeof(params[0]),
+		   "%u parameters in sysfs, %zu in interface.h", n,
+		   sizeof(params) / sizeof(params[0]));
+}
 
 static void run(void)
 {
 	char path[64], buf[512];
 	long total_pages = amt_mem_total_kb() / 4, pid;
-	unsigned int i;
 	int nice = 99;
 
 	amt_assert(amt_unload() == 0, "unload failed");
@@ -33,8 +81,7 @@ static void run(void)
 	amt_assert(amt_param_get("max_pending_pages") == total_pages / 4,
 		   "max_pending_pages default %ld, want RAM/4 = %ld",
 		   amt_param_get("max_pending_pages"), total_pages / 4);
-	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
-		amt_assert(amt_stat(keys[i]) >= 0, "stat '%s' missing", keys[i]);
+	interface();
 	amt_assert(amt_write_file(AMT_STATS, "0") != 0,
 		   "stats file is writable");
 
@@ -56,4 +103,4 @@ static void run(void)
 		   "mm_reaper_reap tracepoint missing");
 }
 
-AMT_TEST("sanity", "a fresh load shows its defaults, stats, tracepoints and a nice-19 mm_reaper", 60, run)
+AMT_TEST("sanity", "a fresh load shows its defaults, exactly the stats and parameters of interface.h, tracepoints and a nice-19 mm_reaper", 60, run)

@@ -218,11 +218,12 @@ static void unchanged(const long *before)
 static const struct {
 	const char *args, *says;
 } refused[] = {
-	{ "set thresh_pages=0", "thresh_pages must be a positive whole number of pages" },
-	{ "set max_pending_pages=lots", "max_pending_pages must be a positive whole number" },
+	{ "set thresh_pages=0", "thresh_pages must be a number of pages from 1 to all RAM" },
+	{ "set max_pending_pages=lots", "max_pending_pages must be a number of pages from 1" },
 	{ "set enabled=2", "enabled must be 1 or 0 (y/n)" },
 	{ "set unknown=1", "unknown parameter 'unknown'; allowed parameters: enabled, mode, thresh_pages, max_pending_pages" },
 	{ "set drain=5", "use 'amtctl drain [--timeout SECONDS]'; allowed parameters: enabled, mode, thresh_pages" },
+	{ "set reapers=4", "reapers is set at load only (modprobe async_mm_teardown reapers=4" },
 	/* one bad value: nothing at all is written */
 	{ "set thresh_pages=2048 enabled=maybe", "enabled must be 1 or 0" },
 	{ "set", "give PARAM=VALUE" },

@@ -1,0 +1,125 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What user space sees of async_mm_teardown, defined once: every line of
+ * the debugfs stats file and every module parameter. Plain C macros and
+ * nothing else, so that the module (debugfs.c, main.c), amtctl
+ * (tools/amtctl) and the guest tests (tests/guest/lib) all include this
+ * same file; tests/unit/test_interface.c checks it on the host.
+ *
+ * AMT_STAT_LIST(X) expands X(name, kind, unit, metric, label, help) once per
+ * stats line, in the order the module prints them:
+ *   name    the key in the stats file
+ *   kind    COUNTER (only grows while loaded) or GAUGE
+ *   unit    what one is: exits, calls, pages, mms, ns, pid, threads, bool
+ *   metric  the Prometheus name after "async_mm_teardown_" (ns are
+ *           exported in seconds, so their metric says seconds)
+ *   label   the reason="..." of a labelled family, or "" for none
+ *   help    one line for people and for # HELP
+ *
+ * AMT_PARAM_LIST(X) expands X(name, when, type, allowed, help) once per
+ * parameter:
+ *   when    RUNTIME (writable under /sys/module/.../parameters) or LOAD
+ *           (modprobe only)
+ *   type    BOOL, CHOICE (one of the names in allowed) or NUMBER
+ *   allowed what a write may contain, as error messages say it
+ *
+ * Copyright (C) 2026 The async_mm_teardown authors.
+ */
+#ifndef AMT_INTERFACE_H
+#define AMT_INTERFACE_H
+
+#define AMT_STAT_LIST(X)							\
+	X(queued, COUNTER, exits, "queued_total", "",			\
+	  "Exits whose address-space teardown was deferred (to the dying task after exit_notify() or to an mm_reaper thread).") \
+	X(sync, COUNTER, exits, "sync_total", "",			\
+	  "Final exit drops torn down inline on the exit path, for any reason.") \
+	X(rejected, COUNTER, exits, "rejected_all_total", "",		\
+	  "Inline teardowns a safety gate sent back: the sum of async_mm_teardown_rejected_total over reason.") \
+	X(sync_disabled, COUNTER, exits, "sync_disabled_total", "",	\
+	  "Inline teardowns because the module is disabled (enabled=0).") \
+	X(sync_small, COUNTER, exits, "sync_small_total", "",		\
+	  "Inline teardowns because the resident set was below thresh_pages.") \
+	X(rejected_oom_victim, COUNTER, exits, "rejected_total", "oom_victim", \
+	  "Inline teardowns a safety gate sent back, by reason.")	\
+	X(rejected_pressure, COUNTER, exits, "rejected_total", "pressure", \
+	  "Inline teardowns a safety gate sent back, by reason.")	\
+	X(rejected_memcg, COUNTER, exits, "rejected_total", "memcg",	\
+	  "Inline teardowns a safety gate sent back, by reason.")	\
+	X(rejected_aio, COUNTER, exits, "rejected_total", "aio",	\
+	  "Inline teardowns a safety gate sent back, by reason.")	\
+	X(rejected_budget, COUNTER, exits, "rejected_total", "budget",	\
+	  "Inline teardowns a safety gate sent back, by reason.")	\
+	X(rejected_nomem, COUNTER, exits, "rejected_total", "nomem",	\
+	  "Inline teardowns a safety gate sent back, by reason.")	\
+	X(reaped, COUNTER, mms, "reaped_total", "",			\
+	  "Deferred teardowns that ended, whoever ran them: queued = reaped + pending_mms.") \
+	X(reaped_by_reaper, COUNTER, mms, "reaped_by_reaper_total", "", \
+	  "Deferred teardowns run by an mm_reaper thread.")		\
+	X(reaped_by_self, COUNTER, mms, "reaped_by_self_total", "",	\
+	  "Deferred teardowns run by the dying task itself (mode=self).") \
+	X(reaped_pages, COUNTER, pages, "reaped_pages_total", "",	\
+	  "Freeable (anonymous and swap) pages of the deferred address spaces torn down.") \
+	X(pending_mms, GAUGE, mms, "pending_mms", "",			\
+	  "Address spaces deferred and not yet torn down (stashed, queued or running).") \
+	X(pending_pages, GAUGE, pages, "pending_pages", "",		\
+	  "Freeable (anonymous and swap) pages of the deferred address spaces.") \
+	X(pending_pages_peak, GAUGE, pages, "pending_pages_peak", "",	\
+	  "Highest pending_pages since load or the last max_pending_pages write.") \
+	X(handoffs, COUNTER, mms, "handoffs_total", "",		\
+	  "Self-mode stashes an mm_reaper took over: their task was late, stuck, or the module was unloading, OOM or reclaim needed the memory.") \
+	X(drains, COUNTER, calls, "drains_total", "",			\
+	  "Writes to the drain file.")					\
+	X(drain_timeouts, COUNTER, calls, "drain_timeouts_total", "",	\
+	  "Drains that ended before what was deferred before them was torn down (timeout or signal).") \
+	X(oom_victims_marked, COUNTER, mms, "oom_victims_marked_total", "", \
+	  "OOM victims' address spaces seen being marked by the OOM killer.") \
+	X(oom_sharer_caught, COUNTER, exits, "oom_sharer_caught_total", "", \
+	  "Final drops of an OOM victim's address space by a sharer, kept inline.") \
+	X(oom_drains, COUNTER, calls, "oom_drains_total", "",		\
+	  "OOM killer calls that waited for deferred memory to be freed.") \
+	X(oom_freed_pages, COUNTER, pages, "oom_freed_pages_total", "",	\
+	  "Pages reported freed to the OOM killer.")			\
+	X(shrinker_scans, COUNTER, calls, "shrinker_scans_total", "",	\
+	  "Calls of the module's shrinker under memory reclaim.")	\
+	X(self_ns_total, COUNTER, ns, "self_seconds_total", "",	\
+	  "Time the dying tasks spent tearing down their own address spaces (mode=self).") \
+	X(self_mempolicy, COUNTER, exits, "self_mempolicy_total", "",	\
+	  "Self-mode exits sent to an mm_reaper thread because the task had a NUMA mempolicy that could not be put after the teardown.") \
+	X(wake_fallback, COUNTER, calls, "wake_fallback_total", "",	\
+	  "Reaper wake-ups made by the 100 ms bound instead of the exiting task.") \
+	X(exit_not_last, COUNTER, exits, "exit_not_last_total", "",	\
+	  "Exit drops that left the address space to another user (a thread, a temporary holder).") \
+	X(exit_preempted, COUNTER, exits, "exit_preempted_total", "",	\
+	  "exit_mm() drops recognised by their call site after a preemption had replaced the task's lazy mm.") \
+	X(exit_late, COUNTER, calls, "exit_late_total", "",		\
+	  "mmput() calls of exiting tasks after exit_mm(), not from its call site (a file's release, e.g. vhost-net's on 6.1); deferred like exit_mm()'s own when final.") \
+	X(exit_site_known, GAUGE, bool, "exit_site_known", "",		\
+	  "1 once exit_mm()'s call site has been learned (from the first exit after the load).") \
+	X(reaper_pid, GAUGE, pid, "reaper_pid", "",			\
+	  "PID of the first mm_reaper kernel thread (0: none).")	\
+	X(reaper_threads, GAUGE, threads, "reaper_threads", "",	\
+	  "Number of mm_reaper kernel threads (the reapers parameter).") \
+	X(reaper_cpu_ns, COUNTER, ns, "reaper_cpu_seconds_total", "",	\
+	  "CPU time used by the mm_reaper threads.")			\
+	X(teardown_ns_total, COUNTER, ns, "teardown_seconds_total", "", \
+	  "Time the mm_reaper threads spent tearing down address spaces.") \
+	X(teardown_ns_max, GAUGE, ns, "teardown_seconds_max", "",	\
+	  "Longest single teardown by an mm_reaper thread.")
+
+#define AMT_PARAM_LIST(X)							\
+	X(enabled, RUNTIME, BOOL, "1 or 0 (y/n)",				\
+	  "Defer large exits (1) or tear every mm down inline, as without the module (0). Default 1.") \
+	X(mode, RUNTIME, CHOICE, "reaper or self",				\
+	  "self: the dying task tears its deferred mm down, after waking its parent; reaper: the mm_reaper threads do. Default self (reaper where self is unavailable).") \
+	X(thresh_pages, RUNTIME, NUMBER,				\
+	  "a number of pages from 1 to all RAM",			\
+	  "Defer only mms with at least this many resident pages. Default 64 MiB worth.") \
+	X(max_pending_pages, RUNTIME, NUMBER,				\
+	  "a number of pages from 1 to all RAM",			\
+	  "Most freeable (anonymous and swap) pages queued for the mm_reaper threads at once; exits beyond it are torn down inline. Default RAM/4.") \
+	X(oom_guard, RUNTIME, BOOL, "1 or 0 (y/n)",				\
+	  "Keep deferred memory from causing OOM kills: free it at OOM, boost its teardown under reclaim, respect memcg limits (1). Default 1.") \
+	X(reapers, LOAD, NUMBER, "a number of threads from 1 to 16",	\
+	  "Number of mm_reaper threads, set at load. Default: one per online CPU, at least 2, at most 8.")
+
+#endif /* AMT_INTERFACE_H */

@@ -15,14 +15,9 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 soak=${AMT_SOAK:-300}
 . "$top/scripts/tap.sh"
 run() { # what, run-guest.sh args...
-	local what=$1 out rc
+	local what=$1
 	shift
-	out=$("$top/scripts/run-guest.sh" -k debug "$@")
-	rc=$?
-	echo "$out" | emit
-	if [ $rc != 0 ] && ! echo "$out" | grep -q '^not ok '; then
-		echo "not ok - debug: $what ran # run-guest.sh failed with status $rc before any verdict" | emit
-	fi
+	tap_run "debug: $what" "$top/scripts/run-guest.sh" -k debug "$@"
 }
 
 start=$SECONDS

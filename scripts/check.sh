@@ -66,17 +66,13 @@ for suite in $suites; do
 	[ "$suite" = bookworm ] && runs+=" preempt"
 	for run in $runs; do
 		if [ $run = preempt ]; then
-			out=$("$top/scripts/run-guest.sh" -k "$suite" -r suite \
-				-a preempt=full |
-				sed -E 's/^((not )?ok - [^:]*):/\1 preempt=full:/')
+			TAP_FILTER='s/^((not )?ok - [^:]*):/\1 preempt=full:/' \
+				tap_run "$suite: guest preempt=full suite" \
+				"$top/scripts/run-guest.sh" -k "$suite" -r suite \
+				-a preempt=full
 		else
-			out=$("$top/scripts/run-guest.sh" -k "$suite" -r $run)
-		fi
-		rc=$?
-		echo "$out" | emit
-		# a build or setup failure prints no verdict: it must still count
-		if [ $rc != 0 ] && ! echo "$out" | grep -q '^not ok '; then
-			echo "not ok - $suite: guest $run ran # run-guest.sh failed with status $rc before any verdict (see above)" | emit
+			tap_run "$suite: guest $run" \
+				"$top/scripts/run-guest.sh" -k "$suite" -r $run
 		fi
 		took "$suite-$run"
 	done
@@ -86,12 +82,7 @@ suite=bookworm
 # 4. Packaging: DKMS on the host (build/install only), the DKMS-built module
 #    in the guest, the Debian packages built and installed.
 if [ "${AMT_PACKAGE:-1}" = 1 ]; then
-	out=$("$top/scripts/check-package.sh")
-	rc=$?
-	echo "$out" | emit
-	if [ $rc != 0 ] && ! echo "$out" | grep -q '^not ok '; then
-		echo "not ok - package: checks ran # check-package.sh failed with status $rc before any verdict" | emit
-	fi
+	tap_run "package: checks" "$top/scripts/check-package.sh"
 	took package
 fi
 
@@ -109,6 +100,13 @@ for log in "$top"/tests/harness/logs/*.log; do
 		echo "not ok - harness: tcg-fault.sh on $name: match=$got, want $want"
 	fi
 done | emit
+# A step that dies before printing a verdict (a build failure) must count.
+if out=$(bash -c '. "$1"; tap_run "probe" false' sh "$top/scripts/tap.sh") &&
+	echo "$out" | grep -q '^not ok 1 - probe ran # false failed with status 1'; then
+	echo "ok - harness: a step that fails before any verdict counts as failed"
+else
+	echo "not ok - harness: a step that fails before any verdict counts as failed # got: $out"
+fi | emit
 if [ "${AMT_SELFTEST:-1}" = 1 ]; then
 	expect_fail() { # name, regex the failure must match, run-guest args...
 		local name=$1 want=$2 out

@@ -122,6 +122,22 @@ static inline unsigned long amt_mm_rss_exact(struct mm_struct *mm)
 #endif
 }
 
+/*
+ * Does a dying task keep its cgroup populated until its final context
+ * switch (v7.0: cgroup_task_dead(), with rmdir waiting in
+ * cgroup_drain_dying())? Then a teardown in the task after exit_notify()
+ * (mode=self) keeps rmdir of its cgroup waiting, where up to v6.x
+ * cgroup_exit() had emptied the cgroup before exit_notify().
+ */
+static inline bool amt_self_holds_cgroup(void)
+{
+#ifdef AMT_HAVE_CGROUP_TASK_DEAD
+	return IS_ENABLED(CONFIG_CGROUPS);
+#else
+	return false;
+#endif
+}
+
 /* Only under CONFIG_AIO does an mm carry AIO contexts. */
 static inline bool amt_mm_has_aio(struct mm_struct *mm)
 {

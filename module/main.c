@@ -303,6 +303,19 @@ static int __init amt_init(void)
 		pr_info("self mode is unavailable on this kernel: using mode=reaper\n");
 		amt_mode = AMT_MODE_REAPER;
 	}
+	/*
+	 * Where a dying task keeps its cgroup populated until it is dead
+	 * (v7.0+), a teardown in the task keeps rmdir of that cgroup waiting
+	 * for it (docs/design.md, "mode=self and the cgroup"): a container
+	 * runtime's delete after waitpid() would wait as long as waitpid()
+	 * did without the module. The reaper frees the cgroup at once, so it
+	 * is the default there; mode=self is still there for the asking.
+	 */
+	if (amt_mode == AMT_MODE_SELF && !amt_mode_given &&
+	    amt_self_holds_cgroup()) {
+		pr_info("this kernel keeps a dying task's cgroup populated until it is dead: using mode=reaper (mode=self would keep rmdir of the cgroup waiting for the teardown)\n");
+		amt_mode = AMT_MODE_REAPER;
+	}
 	ret = amt_hook_init();
 	if (ret)
 		goto err_hook;

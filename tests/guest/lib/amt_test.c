@@ -261,6 +261,26 @@ void amt_helper_load(void)
 	amt_assert(access(AMT_BLOCK_DEV, F_OK) == 0, "no " AMT_BLOCK_DEV);
 }
 
+bool amt_kernel_has(const char *sym)
+{
+	FILE *f = fopen("/proc/kallsyms", "r");
+	char line[256], name[128];
+	bool found = false;
+
+	if (!f)
+		return false;
+	while (!found && fgets(line, sizeof(line), f))
+		found = sscanf(line, "%*s %*s %127s", name) == 1 &&
+			!strcmp(name, sym);
+	fclose(f);
+	return found;
+}
+
+bool amt_self_holds_cgroup(void)
+{
+	return amt_kernel_has("cgroup_task_dead");
+}
+
 int amt_kmod_load(const char *name)
 {
 	char ko[128];

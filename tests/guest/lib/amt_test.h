@@ -75,6 +75,14 @@ void amt_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 #define AMT_BLOCK_DEV "/dev/amt_block"
 void amt_helper_load(void);
 long amt_helper_get(const char *param);	/* a parameter's number, -1 */
+/* Does the running kernel have the function SYM (/proc/kallsyms)? */
+bool amt_kernel_has(const char *sym);
+/*
+ * Does a dying task keep its cgroup populated until its final switch
+ * (cgroup_task_dead(), v7.0+), so that rmdir waits for a teardown in the
+ * task? The module then defaults to mode=reaper.
+ */
+bool amt_self_holds_cgroup(void);
 /* a kernel module of the guest's kernel from /amt/kmod/: 0 or errno */
 int amt_kmod_load(const char *name);
 

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * A QEMU-like owner of /dev/vhost-net (VHOST_SET_OWNER) is deferred. On
+ * A QEMU-like owner of /dev/vhost-net (VHOST_SET_OWNER, 256 MiB) is deferred. On
  * 6.1 the vhost device holds an mm_users reference until its release in
  * the dying task's exit_task_work(), after a sleep (kthread_stop() of the
  * vhost worker): that late drop is the final one, and must be deferred
- * (exit_late +1) whatever ran on the CPU meanwhile: four more kills run
+ * (exit_late +1) whatever ran on the CPU meanwhile: three more kills run
  * against CPU burners, so that the task's lazy active_mm is gone by then
  * (the recognition this replaced relied on it). On 6.4+ the vhost
  * worker is a thread of the process, and the final drop is exit_mm()'s
@@ -20,7 +20,7 @@
 #include "../lib/amt_test.h"
 
 #define VHOST_SET_OWNER_ _IO(0xAF, 0x01)
-#define MB 512
+#define MB 256
 #define ROUNDS 3
 
 static void body(void *arg)
@@ -89,7 +89,7 @@ static void run(void)
 		amt_assert(!amt_drain(60000), "drain failed");
 	}
 	amt_burners_start(b);
-	for (r = 0; r < 4; r++)
+	for (r = 0; r < 3; r++)
 		deferred_kill();
 	amt_burners_stop(b);
 	amt_median(off, ROUNDS);
@@ -105,5 +105,5 @@ static void run(void)
 }
 
 AMT_TEST_BOTH("vhost_exit",
-	      "a 512 MiB owner of /dev/vhost-net is deferred whichever drop is final (exit_mm()'s or the device's release) and its waitpid() is 2x faster than inline",
+	      "a 256 MiB owner of /dev/vhost-net is deferred whichever drop is final (exit_mm()'s or the device's release) and its waitpid() is 2x faster than inline",
 	      300, run)

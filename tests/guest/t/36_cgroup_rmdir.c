@@ -26,7 +26,7 @@
 #include "../lib/amt_test.h"
 
 #define ROUNDS 20
-#define MB 512
+#define MB 256
 
 static void run(void)
 {
@@ -75,5 +75,5 @@ static void run(void)
 }
 
 AMT_TEST_BOTH("cgroup_rmdir",
-	      "20 times in a row a killed 512 MiB task's cgroup is unpopulated and removed at the first rmdir, within 5 ms of waitpid(), while its teardown is deferred",
+	      "20 times in a row a killed 256 MiB task's cgroup is unpopulated and removed at the first rmdir, within 5 ms of waitpid(), while its teardown is deferred",
 	      300, run)

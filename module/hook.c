@@ -188,7 +188,7 @@ static bool amt_site_name(const char *sym)
 }
 
 /* From the callback: learn the site from @ret if it is in do_exit/exit_mm. */
-static void amt_site_learn(unsigned long ret)
+static noinline __cold void amt_site_learn(unsigned long ret)
 {
 	char sym[KSYM_SYMBOL_LEN];
 	unsigned long off, size;
@@ -267,8 +267,10 @@ static void notrace amt_mmput_ftrace(unsigned long ip, unsigned long parent_ip,
 	 * exit_task_work() (a file's release: vhost-net's on 6.1 holds the
 	 * process's mm until then, and its own mm_users reference drops last
 	 * after a sleep, so active_mm proves nothing). Its teardown is on the
-	 * parent's waitpid() path exactly as exit_mm()'s would be, and any
-	 * final mmput() is safe to defer; counted.
+	 * exit path before exit_notify(), so on the parent's waitpid() path,
+	 * exactly as exit_mm()'s would be, and any final mmput() is safe to
+	 * defer; counted. (The memcg gate looks at the dying task's memcg:
+	 * right for its own mm, see docs/design.md for another's.)
 	 */
 	if (amt_at_site(parent_ip)) {
 		if (tsk->active_mm != mm)

@@ -196,8 +196,7 @@ static int amt_mode_set(const char *val, const struct kernel_param *kp)
 	/* At load the hook is not set up yet: amt_init() checks then. */
 	if (m == AMT_MODE_SELF && READ_ONCE(amt_running) &&
 	    !amt_notify_available()) {
-		amt_param_reject(kp, val,
-				 ": self mode is unavailable on this kernel (see the load message)");
+		pr_err("mode: invalid value 'self': self mode is unavailable on this kernel (see the load message)\n");
 		return -EINVAL;
 	}
 	WRITE_ONCE(amt_mode, m);

@@ -75,7 +75,7 @@ static void amt_notify_self_mpol(struct task_struct *tsk)
  * From the callback, once: find mpol_put_task_policy()'s start from the
  * fentry address @ip and decide whether we may call it.
  */
-static void amt_notify_learn(unsigned long ip)
+static noinline __cold void amt_notify_learn(unsigned long ip)
 {
 	char sym[KSYM_SYMBOL_LEN];
 	unsigned long off, size;
@@ -93,7 +93,9 @@ static void amt_notify_learn(unsigned long ip)
 			sym);
 		return;
 	}
-	WRITE_ONCE(amt_mpol_put, (void (*)(struct task_struct *))(ip - off));
+	/* a task that sees the permission (acquire) sees the function */
+	smp_store_release(&amt_mpol_put,
+			  (void (*)(struct task_struct *))(ip - off));
 	amt_self_allow_mempolicy();
 }
 

@@ -351,6 +351,15 @@ void amt_teardown(struct amt_entry *e, bool by_self)
 	AMT_CHECK(mms >= 0);
 
 	spin_lock(&amt_lock);
+	/*
+	 * A teardown done within AMT_SELF_YIELD gives the nice back itself:
+	 * the task may have a second stash (a late drop, hook.c) to tear
+	 * down, which must start from the task's own nice, not ours.
+	 */
+	if (e->reniced) {
+		set_user_nice(e->task, e->nice0);
+		e->reniced = false;
+	}
 	list_del(&e->deferred);
 	amt_freed += e->freeable0 > left ? e->freeable0 - left : 0;
 	spin_unlock(&amt_lock);

@@ -50,7 +50,7 @@ static bool amt_self_mpol_ok;
  */
 void amt_self_allow_mempolicy(void)
 {
-	WRITE_ONCE(amt_self_mpol_ok, true);
+	smp_store_release(&amt_self_mpol_ok, true);
 }
 
 /**
@@ -62,7 +62,7 @@ void amt_self_allow_mempolicy(void)
  */
 bool amt_self_possible(void)
 {
-	if (current->mempolicy && !READ_ONCE(amt_self_mpol_ok)) {
+	if (current->mempolicy && !smp_load_acquire(&amt_self_mpol_ok)) {
 		amt_stat_inc(AMT_STAT_SELF_MEMPOLICY);
 		return false;
 	}

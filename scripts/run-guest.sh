@@ -63,10 +63,12 @@ cp "$helper" "$stage/amt/amt_helper.ko"
 [ ${#extra[@]} -eq 0 ] || cp "${extra[@]}" "$stage/amt/"
 # modules of the guest's own kernel that tests load (scripts/kernel.sh's
 # kmod/, or the unpacked linux-modules package of trixie and sid)
+# (none for the debug kernel, which builds them in)
 mkdir -p "$stage/amt/kmod"
+kdir=${AMT_CACHE:-$top/.cache}/kernels/$KVER
 for m in vhost vhost_net vhost_iotlb tun tap; do
-	f=$(find "${AMT_CACHE:-$top/.cache}/kernels/$KVER/" -name "$m.ko" -o \
-		-name "$m.ko.xz" 2>/dev/null | head -n 1)
+	[ -d "$kdir" ] || break
+	f=$(find "$kdir/" \( -name "$m.ko" -o -name "$m.ko.xz" \) | head -n 1)
 	case $f in
 	*.xz) xz -dc "$f" > "$stage/amt/kmod/$m.ko" ;;
 	?*) cp "$f" "$stage/amt/kmod/" ;;

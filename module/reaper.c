@@ -231,6 +231,11 @@ int amt_reaper_drain(unsigned int timeout_ms)
 	long left;
 
 	amt_reaper_handoff(AMT_HANDOFF_STUCK);
+	/*
+	 * Exits queued quietly whose task is still on its way to (or stuck
+	 * before) exit_notify() would otherwise wait for the 100 ms bound.
+	 */
+	amt_reaper_wake_owed();
 	left = amt_wait_epoch(epoch, msecs_to_jiffies(timeout_ms));
 	amt_stat_inc(AMT_STAT_DRAINS);
 	if (left > 0) {

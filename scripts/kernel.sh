@@ -33,22 +33,13 @@ if [ ! -e "/lib/modules/$kver/build/Makefile" ]; then
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$hdr" >&2
 fi
 
-# The guest's kernel modules (vhost-net for tests/guest/t/35_vhost_exit)
-# go to kmod/; scripts/run-guest.sh copies them to the guest's /amt/kmod/.
-kmods="drivers/vhost/vhost.ko drivers/vhost/vhost_net.ko
-	drivers/vhost/vhost_iotlb.ko drivers/net/tun.ko drivers/net/tap.ko"
 dir=$cache/kernels/$kver
 if [ ! -s "$dir/vmlinuz" ] || [ ! -d "$dir/kmod" ]; then
-	rm -rf "$dir.tmp" && mkdir -p "$dir.tmp/kmod"
-	(cd "$dir.tmp" && apt-get download -q "linux-image-$kver-unsigned" >&2)
-	dpkg -x "$dir.tmp"/linux-image-*.deb "$dir.tmp/root"
-	cp "$dir.tmp/root/boot/vmlinuz-$kver" "$dir.tmp/vmlinuz"
-	cp "$dir.tmp/root/boot/config-$kver" "$dir.tmp/config"
-	for m in $kmods; do
-		cp "$dir.tmp/root/lib/modules/$kver/kernel/$m" "$dir.tmp/kmod/"
-	done
-	rm -rf "$dir.tmp/root" "$dir.tmp"/*.deb
-	rm -rf "$dir" && mv "$dir.tmp" "$dir"
+	dl=$cache/kernels/.$kver.debs
+	rm -rf "$dl" "$dir" && mkdir -p "$dl"
+	(cd "$dl" && apt-get download -q "linux-image-$kver-unsigned" >&2)
+	"$top/scripts/kernel-unpack.sh" "$kver" "$dir" "$dl"/*.deb
+	rm -rf "$dl"
 fi
 echo "KVER=$kver"
 echo "VMLINUZ=$dir/vmlinuz"

@@ -9,9 +9,9 @@
 # Setup mode creates (once) a debootstrap --variant=minbase chroot of SUITE
 # at $AMT_CACHE/chroot/$SUITE with gcc, make, libc6-dev and
 # linux-headers-amd64, downloads (never installs) the unsigned kernel image
-# that matches those headers and unpacks it with dpkg -x into
-# $AMT_CACHE/kernels/$KVER/ (vmlinuz and config are placed at the top of that
-# directory).  It then prints exactly these lines on stdout (everything else
+# that matches those headers and unpacks it with scripts/kernel-unpack.sh
+# (as scripts/kernel.sh does for bookworm) into $AMT_CACHE/kernels/$KVER/:
+# vmlinuz, config and kmod/.  It then prints exactly these lines on stdout (everything else
 # goes to stderr), suitable for `eval "$(scripts/suite-chroot.sh sid)"`:
 #   KVER=<kernel version of the headers / image>
 #   VMLINUZ=<absolute path of the bootable bzImage>
@@ -348,7 +348,7 @@ fetch_kernel() {
 
     local tmp=$AMT_CACHE/kernels/.$kver.tmp.$$ dl=/var/cache/amt-kernel-debs
     CLEANUP_DIRS+=("$tmp" "$CHROOT$dl")
-    mkdir -p "$tmp" "$CHROOT$dl"
+    mkdir -p "$CHROOT$dl"
     in_chroot "$CHROOT" chown _apt "$dl" 2>/dev/null || true  # apt sandbox user
     cp -L /etc/resolv.conf "$CHROOT/etc/resolv.conf" 2>/dev/null || true
 
@@ -365,35 +365,14 @@ fetch_kernel() {
             die "cannot download ${pkgs[*]} (mirror moved on? delete $CHROOT and retry)"
     fi
 
-    local deb
-    for deb in "$CHROOT$dl"/*.deb; do
-        log "dpkg -x $(basename "$deb")"
-        dpkg -x "$deb" "$tmp"
-        basename "$deb" >> "$tmp/.amt-debs"
-    done
-    safe_rm "$CHROOT$dl"
-
-    # Locate the bootable image and the config wherever the layout put them.
-    local f img='' cfg=''
-    for f in "$tmp/boot/vmlinuz-$kver" \
-             "$tmp/usr/lib/modules/$kver/vmlinuz.unsigned" \
-             "$tmp/usr/lib/modules/$kver/vmlinuz" \
-             "$tmp/lib/modules/$kver/vmlinuz" \
-             "$tmp"/boot/vmlinu[xz]* "$tmp"/usr/lib/modules/"$kver"/vmlinu[xz]*; do
-        if is_bzimage "$f"; then img=$f; break; fi
-    done
-    [[ -n $img ]] || { find "$tmp" -maxdepth 5 >&2; die "no bzImage found in ${pkgs[*]}"; }
-    for f in "$tmp/boot/config-$kver" "$tmp/usr/lib/modules/$kver/config" \
-             "$tmp/lib/modules/$kver/config" "$CHROOT/usr/src/linux-headers-$kver/.config"; do
-        if [[ -f $f ]]; then cfg=$f; break; fi
-    done
-    ln -sfn "${img#"$tmp"/}" "$tmp/vmlinuz"
-    if [[ -n $cfg ]]; then
-        if [[ $cfg == "$tmp"/* ]]; then ln -sfn "${cfg#"$tmp"/}" "$tmp/config"
-        else cp "$cfg" "$tmp/config"; fi
-    else
+    # vmlinuz, config and kmod/, as for every suite
+    log "unpacking ${pkgs[*]}"
+    "$PROJECT_ROOT/scripts/kernel-unpack.sh" "$kver" "$tmp" "$CHROOT$dl"/*.deb ||
+        die "cannot unpack ${pkgs[*]}"
+    [[ -f $tmp/config ]] ||
+        cp "$CHROOT/usr/src/linux-headers-$kver/.config" "$tmp/config" 2>/dev/null ||
         log "warning: no kernel config found for $kver"
-    fi
+    safe_rm "$CHROOT$dl"
     printf 'kver=%s\npackages=%s\n' "$kver" "${pkgs[*]}" > "$tmp/$MARKER"
     mv -T "$tmp" "$kdir"
     CLEANUP_DIRS=()

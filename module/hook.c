@@ -12,6 +12,7 @@
  * Copyright (C) 2026 The async_mm_teardown authors.
  */
 #include <linux/file.h>
+#include <linux/hashtable.h>
 #include <linux/kallsyms.h>
 #include <linux/kernel.h>
 #include <linux/module.h>
@@ -137,9 +138,103 @@ sync:
 }
 
 /*
- * Replaces mmput() for an exiting task's drop between exit_mm() and
- * exit_notify(): same prototype, same context (may sleep; mmput() does),
- * returns to the caller (do_exit(), or a file's release for a late drop).
+ * Which mm a task left behind in exit_mm() with exactly one other holder
+ * (a vhost device, typically): its late final drop (below) is then of its
+ * own mm, charged to its own memcg, which is what amt_try_defer()'s memcg
+ * gate reads. Recorded only for large mms, with a task reference; taken by
+ * the late drop, or dropped once the task is past exit_notify() (no late
+ * drop comes then) the next time a record is made, or at unload. All in
+ * process context (the hook's redirect targets), so a plain spinlock and
+ * put_task_struct() are fine, PREEMPT_RT included. Bounded: beyond
+ * AMT_LATE_MAX nothing is recorded, and late drops stay inline.
+ */
+struct amt_late {
+	struct hlist_node node;
+	struct task_struct *task;
+	struct mm_struct *mm;		/* compared, never followed */
+};
+
+#define AMT_LATE_MAX 256
+static DEFINE_HASHTABLE(amt_late_table, 6);
+static DEFINE_SPINLOCK(amt_late_lock);
+static unsigned int amt_nr_late;	/* under amt_late_lock */
+
+static void amt_late_free(struct hlist_head *list)
+{
+	struct amt_late *r;
+	struct hlist_node *tmp;
+
+	hlist_for_each_entry_safe(r, tmp, list, node) {
+		put_task_struct(r->task);
+		kfree(r);
+	}
+}
+
+/* Under amt_late_lock: move @r from the table to @list. */
+static void amt_late_unlink(struct amt_late *r, struct hlist_head *list)
+{
+	hash_del(&r->node);
+	amt_nr_late--;
+	hlist_add_head(&r->node, list);
+}
+
+static void amt_late_record(struct mm_struct *mm)
+{
+	HLIST_HEAD(old);
+	struct hlist_node *tmp;
+	struct amt_late *r, *n;
+	unsigned int bkt;
+
+	if (atomic_read(&mm->mm_users) != 1 ||
+	    get_mm_rss(mm) < READ_ONCE(amt_thresh_pages) / 2)
+		return;
+	n = kmalloc(sizeof(*n), GFP_NOWAIT | __GFP_NOWARN);
+	if (!n)
+		return;
+	get_task_struct(current);
+	n->task = current;
+	n->mm = mm;
+	spin_lock(&amt_late_lock);
+	/* records of tasks past exit_notify() can no longer be used */
+	hash_for_each_safe(amt_late_table, bkt, tmp, r, node)
+		if (READ_ONCE(r->task->exit_state))
+			amt_late_unlink(r, &old);
+	if (amt_nr_late < AMT_LATE_MAX) {
+		hash_add(amt_late_table, &n->node, (unsigned long)current);
+		amt_nr_late++;
+		n = NULL;
+	}
+	spin_unlock(&amt_late_lock);
+	amt_late_free(&old);
+	if (n) {
+		put_task_struct(n->task);
+		kfree(n);
+	}
+}
+
+/* Take current's record of @mm; true if there was one. */
+static bool amt_late_take(struct mm_struct *mm)
+{
+	struct amt_late *r;
+	HLIST_HEAD(found);
+
+	spin_lock(&amt_late_lock);
+	hash_for_each_possible(amt_late_table, r, node, (unsigned long)current) {
+		if (r->task == current && r->mm == mm) {
+			amt_late_unlink(r, &found);
+			break;
+		}
+	}
+	spin_unlock(&amt_late_lock);
+	if (hlist_empty(&found))
+		return false;
+	amt_late_free(&found);
+	return true;
+}
+
+/*
+ * Replaces mmput() for exit_mm()'s own drop: same prototype, same context
+ * (may sleep; mmput() does), returns to do_exit().
  */
 static void amt_mmput_exit(struct mm_struct *mm)
 {
@@ -152,11 +247,34 @@ static void amt_mmput_exit(struct mm_struct *mm)
 	 * exit concurrently; a later mmget_not_zero() by khugepaged, ksm or
 	 * swapoff only means that whoever drops last tears down.
 	 */
-	if (atomic_add_unless(&mm->mm_users, -1, 1))
+	if (atomic_add_unless(&mm->mm_users, -1, 1)) {
 		amt_stat_inc(AMT_STAT_NOT_LAST);
+		amt_late_record(mm);
 	/* We held the last reference: defer, or the real mmput(). */
-	else if (!amt_try_defer(mm))
+	} else if (!amt_try_defer(mm)) {
 		mmput(mm); /* called from module text: not redirected */
+	}
+	amt_redirect_done(&amt_mmput_redirect);
+}
+
+/*
+ * Replaces mmput() for a late drop: after exit_mm(), before exit_notify(),
+ * from a file's release (vhost-net's on 6.1), not from exit_mm()'s site.
+ * Deferred only if the mm is the one this task left in exit_mm(); another
+ * process's mm (a vhost fd that outlived its owner in a child) is charged
+ * to a memcg the gates cannot see, so it stays inline, counted.
+ */
+static void amt_mmput_late(struct mm_struct *mm)
+{
+	might_sleep();
+	if (atomic_add_unless(&mm->mm_users, -1, 1)) {
+		amt_stat_inc(AMT_STAT_NOT_LAST);
+	} else if (!amt_late_take(mm)) {
+		amt_stat_inc(AMT_STAT_LATE_FOREIGN);
+		mmput(mm);
+	} else if (!amt_try_defer(mm)) {
+		mmput(mm);
+	}
 	amt_redirect_done(&amt_mmput_redirect);
 }
 
@@ -268,17 +386,20 @@ static void notrace amt_mmput_ftrace(unsigned long ip, unsigned long parent_ip,
 	 * process's mm until then, and its own mm_users reference drops last
 	 * after a sleep, so active_mm proves nothing). Its teardown is on the
 	 * exit path before exit_notify(), so on the parent's waitpid() path,
-	 * exactly as exit_mm()'s would be, and any final mmput() is safe to
-	 * defer; counted. (The memcg gate looks at the dying task's memcg:
-	 * right for its own mm, see docs/design.md for another's.)
+	 * exactly as exit_mm()'s would be; counted, and deferred if the mm is
+	 * the task's own (amt_mmput_late()).
 	 */
 	if (amt_at_site(parent_ip)) {
 		if (tsk->active_mm != mm)
 			amt_stat_inc(AMT_STAT_PREEMPTED);
 	} else if (amt_hook_site_known()) {
 		amt_stat_inc(AMT_STAT_LATE);
+		amt_redirect_to(&amt_mmput_redirect, fregs, amt_mmput_late);
+		goto out;
 	}
+	/* (until the site is learned, every drop is taken for exit_mm()'s) */
 	amt_redirect_to(&amt_mmput_redirect, fregs, amt_mmput_exit);
+out:
 	ftrace_test_recursion_unlock(bit);
 }
 
@@ -309,6 +430,17 @@ int amt_hook_init(void)
  */
 void amt_hook_exit(void)
 {
+	struct amt_late *r;
+	struct hlist_node *tmp;
+	unsigned int bkt;
+	HLIST_HEAD(old);
+
 	/* Redirected tasks may sleep in amt_mmput_exit() (the inline mmput). */
 	amt_redirect_unregister(&amt_mmput_redirect);
+	/* No task in hook code, no new record: drop the rest. */
+	spin_lock(&amt_late_lock);
+	hash_for_each_safe(amt_late_table, bkt, tmp, r, node)
+		amt_late_unlink(r, &old);
+	spin_unlock(&amt_late_lock);
+	amt_late_free(&old);
 }

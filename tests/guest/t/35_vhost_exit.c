@@ -1,21 +1,28 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * A QEMU-like owner of /dev/vhost-net (VHOST_SET_OWNER, 256 MiB) is deferred. On
- * 6.1 the vhost device holds an mm_users reference until its release in
- * the dying task's exit_task_work(), after a sleep (kthread_stop() of the
+ * A QEMU-like owner of /dev/vhost-net (VHOST_SET_OWNER, 256 MiB) is
+ * deferred. On 6.1 the vhost device holds an mm_users reference until its
+ * release in the dying task's exit_task_work(), after a sleep (kthread_stop() of the
  * vhost worker): that late drop is the final one, and must be deferred
  * (exit_late +1) whatever ran on the CPU meanwhile: three more kills run
  * against CPU burners, so that the task's lazy active_mm is gone by then
  * (the recognition this replaced relied on it). On 6.4+ the vhost
  * worker is a thread of the process, and the final drop is exit_mm()'s
  * (the process's or the vhost thread's) or the release's, whichever comes
- * last. Either way: queued +1, and
- * kill->waitpid well below the inline teardown. A plain process in the
- * same rounds shows what vhost's release costs by itself.
+ * last. Either way: queued +1, and kill->waitpid well below the inline
+ * teardown. A plain process in the same rounds shows what vhost's release
+ * costs by itself. Last, a vhost fd that outlives its owner in a child:
+ * the child's late drop of the owner's mm stays inline
+ * (exit_late_foreign).
  */
+#include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include "../lib/amt_test.h"
 
@@ -30,6 +37,69 @@ static void body(void *arg)
 	if (fd < 0 || ioctl(fd, VHOST_SET_OWNER_))
 		_exit(5);
 	amt_map_anon(MB);
+}
+
+/*
+ * The owner of /dev/vhost-net forks a small child that keeps the fd (the
+ * child unmaps the big region): killed first, the owner's exit leaves its
+ * mm to the device; the child's release later drops it, a late final drop
+ * of another process's mm, which must stay inline (its memcg is not the
+ * child's).
+ */
+static int foreign_pipe[2];
+
+static void body_foreign(void *arg)
+{
+	int fd = open("/dev/vhost-net", O_RDWR);
+	size_t len = MB * 1024UL * 1024;
+	pid_t child;
+	char *p;
+
+	if (fd < 0 || ioctl(fd, VHOST_SET_OWNER_))
+		_exit(5);
+	p = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		_exit(2);
+	amt_touch(p, len);
+	child = fork();
+	if (child < 0)
+		_exit(7);
+	if (!child) {
+		munmap(p, len);
+		for (;;)
+			pause();
+	}
+	if (write(foreign_pipe[1], &child, sizeof(child)) != sizeof(child))
+		_exit(8);
+}
+
+static void foreign(void)
+{
+	long q0, f0, l0;
+	pid_t owner, child;
+
+	/* the orphaned child comes to us, to be reaped */
+	amt_assert(!prctl(PR_SET_CHILD_SUBREAPER, 1), "no subreaper");
+	amt_assert(!pipe(foreign_pipe), "pipe");
+	owner = amt_hog_fn(body_foreign, NULL);
+	amt_assert(read(foreign_pipe[0], &child, sizeof(child)) == sizeof(child),
+		   "no child pid");
+	q0 = amt_stat("queued");
+	f0 = amt_stat("exit_late_foreign");
+	l0 = amt_stat("exit_late");
+	amt_kill_wait(owner);
+	kill(child, SIGKILL);
+	while (waitpid(child, NULL, 0) < 0 && errno == EINTR)
+		;
+	amt_assert(!amt_drain(60000), "drain failed");
+	amt_note("vhost fd outliving its owner: exit_late +%ld, exit_late_foreign +%ld, queued +%ld",
+		 amt_stat("exit_late") - l0, amt_stat("exit_late_foreign") - f0,
+		 amt_stat("queued") - q0);
+	amt_assert(amt_stat("exit_late_foreign") - f0 == 1 &&
+		   amt_stat("queued") == q0,
+		   "the owner's mm, dropped last by another process, was not kept inline (exit_late_foreign +%ld, queued +%ld)",
+		   amt_stat("exit_late_foreign") - f0, amt_stat("queued") - q0);
 }
 
 static void load_vhost(void)
@@ -92,6 +162,7 @@ static void run(void)
 	for (r = 0; r < 3; r++)
 		deferred_kill();
 	amt_burners_stop(b);
+	foreign();
 	amt_median(off, ROUNDS);
 	amt_median(on, ROUNDS);
 	amt_median(plain_off, ROUNDS);

@@ -835,6 +835,20 @@ unsigned int amt_slow(void)
 	return slow;
 }
 
+unsigned int amt_teardown_slow(void)
+{
+	static unsigned int slow;
+	char buf[1024], *p;
+
+	if (!slow) {
+		slow = 1;
+		if (amt_read_file("/proc/cmdline", buf, sizeof(buf)) > 0 &&
+		    (p = strstr(buf, "amt_tslow=")))
+			slow = strtoul(p + 10, NULL, 10) ?: 1;
+	}
+	return slow;
+}
+
 int amt_main(const struct amt_test *t, int argc, char **argv)
 {
 	unsigned int timeout_s = t->timeout_s * amt_slow();

@@ -49,6 +49,12 @@ long amt_torn_down(void);
  * lockdep under TCG) multiplies every test's timeout by N.
  */
 unsigned int amt_slow(void);
+/*
+ * amt_tslow=N: how many times slower a teardown is on this kernel (the
+ * debug kernel's KASAN: ~18x, docs/testing.md); scales the bounds that
+ * measure teardowns themselves (memory back within 1 s).
+ */
+unsigned int amt_teardown_slow(void);
 
 #define AMT_TEST_(n, b, timeout, f, self)				\
 	int main(int argc, char **argv)					\

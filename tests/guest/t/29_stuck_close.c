@@ -75,7 +75,7 @@ static void run(void)
 	/* back, and its teardown ended (the last pages go just before) */
 	while ((amt_mem_back_kb() < base - TOL_KB ||
 		amt_stat("reaped") - r0 < 1) &&
-	       amt_now_ns() - t0 < 1000000000ULL * amt_slow())
+	       amt_now_ns() - t0 < 1000000000ULL * amt_teardown_slow())
 		usleep(2000);
 	dt = amt_now_ns() - t0;
 	amt_note("memory back %.0f ms after the kill, close blocked: %ld",

@@ -71,7 +71,7 @@ static uint64_t round_behind_stall(void)
 	/* back, and their teardowns ended (the last pages go just before) */
 	while ((amt_mem_back_kb() < base - TOL_KB ||
 		amt_stat("reaped") - r0 < N) &&
-	       amt_now_ns() - t0 < 1000000000ULL * amt_slow())
+	       amt_now_ns() - t0 < 1000000000ULL * amt_teardown_slow())
 		usleep(2000);
 	amt_assert(amt_stat("queued") - q0 == N + 1, "queued +%ld, want +%d",
 		   amt_stat("queued") - q0, N + 1);

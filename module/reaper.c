@@ -232,10 +232,14 @@ int amt_reaper_drain(unsigned int timeout_ms)
 
 	amt_reaper_handoff(AMT_HANDOFF_STUCK);
 	/*
-	 * Exits queued quietly whose task is still on its way to (or stuck
-	 * before) exit_notify() would otherwise wait for the 100 ms bound.
+	 * Someone waits for the queue now: the reapers run at normal
+	 * priority until it is empty (at nice 19 a busy machine's CPU hogs
+	 * starve them: a drain under two CPU burners on the debug kernel
+	 * took minutes), and are woken also for exits queued quietly whose
+	 * task is still on its way to (or stuck before) exit_notify().
 	 */
 	amt_reaper_wake_owed();
+	amt_reaper_boost();
 	left = amt_wait_epoch(epoch, msecs_to_jiffies(timeout_ms));
 	amt_stat_inc(AMT_STAT_DRAINS);
 	if (left > 0) {

@@ -33,13 +33,27 @@ static unsigned int amt_nr_running;
 static bool amt_boosted;
 static DEFINE_SPINLOCK(amt_boost_lock);
 
-/* Unboost only if the queue is still empty: decided under the lock. */
+/* Reaper threads taking or tearing down an entry. */
+static atomic_t amt_reapers_busy = ATOMIC_INIT(0);
+
+static bool amt_reaper_work_left(void)
+{
+	return !amt_queue_empty() || atomic_read(&amt_reapers_busy);
+}
+
+/*
+ * Boost only while the reapers have work, unboost only when they have
+ * none, decided under the lock: a boost with nothing to do would leave
+ * them at normal priority until some later teardown ended (the thread
+ * that resets it only runs for work), competing with the next exit's
+ * parent.
+ */
 static void amt_set_boost(bool on)
 {
 	unsigned int i;
 
 	spin_lock(&amt_boost_lock);
-	if (amt_boosted != on && (on || amt_queue_empty())) {
+	if (amt_boosted != on && on == amt_reaper_work_left()) {
 		amt_boosted = on;
 		for (i = 0; i < amt_nr_running; i++)
 			set_user_nice(amt_reapers[i], on ? 0 : MAX_NICE);
@@ -191,14 +205,22 @@ static int amt_reaper_fn(void *unused)
 	for (;;) {
 		wait_event_freezable(amt_reaper_wq, !amt_queue_empty() ||
 				     kthread_should_stop());
-		while ((e = amt_queue_take())) {
+		for (;;) {
+			/* busy before the take: a boost never misses it */
+			atomic_inc(&amt_reapers_busy);
+			e = amt_queue_take();
+			if (!e) {
+				atomic_dec(&amt_reapers_busy);
+				break;
+			}
 			amt_teardown(e, false);
+			atomic_dec(&amt_reapers_busy);
 			/* Honour a freeze request between mms. */
 			try_to_freeze();
 			cond_resched();
 		}
 		/* Back to background priority once the pressure is served. */
-		if (READ_ONCE(amt_boosted) && amt_queue_empty())
+		if (READ_ONCE(amt_boosted) && !amt_reaper_work_left())
 			amt_set_boost(false);
 		/*
 		 * Stop only with an empty queue: the hooks are gone and the

@@ -124,10 +124,10 @@ static inline unsigned long amt_mm_rss_exact(struct mm_struct *mm)
 
 /*
  * Does a dying task keep its cgroup populated until its final context
- * switch (v7.0: cgroup_task_dead(), with rmdir waiting in
- * cgroup_drain_dying())? Then a teardown in the task after exit_notify()
- * (mode=self) keeps rmdir of its cgroup waiting, where up to v6.x
- * cgroup_exit() had emptied the cgroup before exit_notify().
+ * switch (v7.0: cgroup_task_dead())? Then a teardown in the task after
+ * exit_notify() (mode=self) keeps its cgroup populated until it ends,
+ * where up to v6.x cgroup_exit() had emptied the cgroup before
+ * exit_notify().
  */
 static inline bool amt_self_holds_cgroup(void)
 {

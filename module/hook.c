@@ -17,6 +17,7 @@
 #include <linux/kernel.h>
 #include <linux/module.h>
 #include <linux/sched/mm.h>
+#include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/topology.h>
 #include "amt_trace.h"
@@ -138,49 +139,42 @@ sync:
 }
 
 /*
- * Which mm a task left behind in exit_mm() with exactly one other holder
- * (a vhost device, typically): its late final drop (below) is then of its
- * own mm, charged to its own memcg, which is what amt_try_defer()'s memcg
- * gate reads. Recorded only for large mms, with a task reference; taken by
- * the late drop, or dropped once the task is past exit_notify() (no late
- * drop comes then) the next time a record is made, or at unload. All in
- * process context (the hook's redirect targets), so a plain spinlock and
- * put_task_struct() are fine, PREEMPT_RT included. Bounded: beyond
- * AMT_LATE_MAX nothing is recorded, and late drops stay inline.
+ * Which mm a process left behind in exit_mm() with exactly one other
+ * holder (a vhost device, typically): a late final drop (below) by a task
+ * of the same process is then of its own mm, charged to its own memcg,
+ * which is what amt_try_defer()'s memcg gate reads. Keyed by the thread
+ * group (task->signal): on 6.4+ the vhost worker is a thread of the
+ * process and may be the one whose exit_mm() leaves the device last, while
+ * the release comes in another thread. Recorded only for large mms. The
+ * pointers are only compared, never followed, so no reference is held: a
+ * record is taken by the late drop, or dropped when AMT_LATE_AGE old (a
+ * process that never made a late drop) the next time one is made, or at
+ * unload. All in process context (the hook's redirect targets). Bounded:
+ * beyond AMT_LATE_MAX nothing is recorded, and late drops stay inline.
  */
 struct amt_late {
 	struct hlist_node node;
-	struct task_struct *task;
+	struct signal_struct *sig;	/* compared, never followed */
 	struct mm_struct *mm;		/* compared, never followed */
+	unsigned long since;		/* jiffies */
 };
 
 #define AMT_LATE_MAX 256
+#define AMT_LATE_AGE (10 * HZ)
 static DEFINE_HASHTABLE(amt_late_table, 6);
 static DEFINE_SPINLOCK(amt_late_lock);
 static unsigned int amt_nr_late;	/* under amt_late_lock */
 
-static void amt_late_free(struct hlist_head *list)
-{
-	struct amt_late *r;
-	struct hlist_node *tmp;
-
-	hlist_for_each_entry_safe(r, tmp, list, node) {
-		put_task_struct(r->task);
-		kfree(r);
-	}
-}
-
-/* Under amt_late_lock: move @r from the table to @list. */
-static void amt_late_unlink(struct amt_late *r, struct hlist_head *list)
+/* Under amt_late_lock: remove @r from the table and free it. */
+static void amt_late_del(struct amt_late *r)
 {
 	hash_del(&r->node);
 	amt_nr_late--;
-	hlist_add_head(&r->node, list);
+	kfree(r);
 }
 
 static void amt_late_record(struct mm_struct *mm)
 {
-	HLIST_HEAD(old);
 	struct hlist_node *tmp;
 	struct amt_late *r, *n;
 	unsigned int bkt;
@@ -191,45 +185,39 @@ static void amt_late_record(struct mm_struct *mm)
 	n = kmalloc(sizeof(*n), GFP_NOWAIT | __GFP_NOWARN);
 	if (!n)
 		return;
-	get_task_struct(current);
-	n->task = current;
+	n->sig = current->signal;
 	n->mm = mm;
+	n->since = jiffies;
 	spin_lock(&amt_late_lock);
-	/* records of tasks past exit_notify() can no longer be used */
 	hash_for_each_safe(amt_late_table, bkt, tmp, r, node)
-		if (READ_ONCE(r->task->exit_state))
-			amt_late_unlink(r, &old);
+		if (time_after(jiffies, r->since + AMT_LATE_AGE))
+			amt_late_del(r);
 	if (amt_nr_late < AMT_LATE_MAX) {
-		hash_add(amt_late_table, &n->node, (unsigned long)current);
+		hash_add(amt_late_table, &n->node, (unsigned long)n->sig);
 		amt_nr_late++;
 		n = NULL;
 	}
 	spin_unlock(&amt_late_lock);
-	amt_late_free(&old);
-	if (n) {
-		put_task_struct(n->task);
-		kfree(n);
-	}
+	kfree(n);
 }
 
-/* Take current's record of @mm; true if there was one. */
+/* Take the record of @mm by current's process; true if there was one. */
 static bool amt_late_take(struct mm_struct *mm)
 {
+	struct signal_struct *sig = current->signal;
 	struct amt_late *r;
-	HLIST_HEAD(found);
+	bool found = false;
 
 	spin_lock(&amt_late_lock);
-	hash_for_each_possible(amt_late_table, r, node, (unsigned long)current) {
-		if (r->task == current && r->mm == mm) {
-			amt_late_unlink(r, &found);
+	hash_for_each_possible(amt_late_table, r, node, (unsigned long)sig) {
+		if (r->sig == sig && r->mm == mm) {
+			amt_late_del(r);
+			found = true;
 			break;
 		}
 	}
 	spin_unlock(&amt_late_lock);
-	if (hlist_empty(&found))
-		return false;
-	amt_late_free(&found);
-	return true;
+	return found;
 }
 
 /*
@@ -430,17 +418,15 @@ int amt_hook_init(void)
  */
 void amt_hook_exit(void)
 {
-	struct amt_late *r;
 	struct hlist_node *tmp;
+	struct amt_late *r;
 	unsigned int bkt;
-	HLIST_HEAD(old);
 
 	/* Redirected tasks may sleep in amt_mmput_exit() (the inline mmput). */
 	amt_redirect_unregister(&amt_mmput_redirect);
 	/* No task in hook code, no new record: drop the rest. */
 	spin_lock(&amt_late_lock);
 	hash_for_each_safe(amt_late_table, bkt, tmp, r, node)
-		amt_late_unlink(r, &old);
+		amt_late_del(r);
 	spin_unlock(&amt_late_lock);
-	amt_late_free(&old);
 }

@@ -112,7 +112,7 @@
 	X(enabled, RUNTIME, BOOL, "1 or 0 (y/n)",				\
 	  "Defer large exits (1) or tear every mm down inline, as without the module (0). Default 1.") \
 	X(mode, RUNTIME, CHOICE, "reaper or self",				\
-	  "self: the dying task tears its deferred mm down, after waking its parent; reaper: the mm_reaper threads do. Default self (reaper where self is unavailable, and on kernels whose rmdir of a cgroup waits for its dying tasks, 7.0 on).") \
+	  "self: the dying task tears its deferred mm down, after waking its parent; reaper: the mm_reaper threads do. Default self (reaper where self is unavailable, and on 7.0+, where a dying task's cgroup stays populated until it is dead).") \
 	X(thresh_pages, RUNTIME, NUMBER,				\
 	  "a number of pages from 1 to all RAM",			\
 	  "Defer only mms with at least this many resident pages. Default 64 MiB worth.") \

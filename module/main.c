@@ -304,15 +304,15 @@ static int __init amt_init(void)
 	}
 	/*
 	 * Where a dying task keeps its cgroup populated until it is dead
-	 * (v7.0+), a teardown in the task keeps rmdir of that cgroup waiting
-	 * for it (docs/design.md, "mode=self and the cgroup"): a container
-	 * runtime's delete after waitpid() would wait as long as waitpid()
-	 * did without the module. The reaper frees the cgroup at once, so it
-	 * is the default there; mode=self is still there for the asking.
+	 * (v7.0+), a teardown in the task keeps cgroup.events at populated 1
+	 * until it ends (docs/design.md, "mode=self and the cgroup"): a
+	 * service manager waiting for the cgroup to empty would wait as long
+	 * as waitpid() did without the module. With the reaper it empties at
+	 * once, so it is the default there; mode=self is there for the asking.
 	 */
 	if (amt_mode == AMT_MODE_SELF && !amt_mode_given &&
 	    amt_self_holds_cgroup()) {
-		pr_info("this kernel keeps a dying task's cgroup populated until it is dead: using mode=reaper (mode=self would keep rmdir of the cgroup waiting for the teardown)\n");
+		pr_info("this kernel keeps a dying task's cgroup populated until it is dead: using mode=reaper (with mode=self the cgroup would stay populated until the teardown ends)\n");
 		amt_mode = AMT_MODE_REAPER;
 	}
 	ret = amt_hook_init();

@@ -10,8 +10,9 @@
  * worker is a thread of the process, and the final drop is exit_mm()'s
  * (the process's or the vhost thread's) or the release's, whichever comes
  * last. Either way: queued +1, and kill->waitpid below the inline
- * teardown (2x below in mode=self). A plain process in the same rounds shows what vhost's release
- * costs by itself. Last, a vhost fd that outlives its owner in a child:
+ * teardown (2x below in mode=self). A plain process in the same rounds
+ * shows what vhost's release costs by itself. Last, a vhost fd that
+ * outlives its owner in a child:
  * the child's late drop of the owner's mm stays inline
  * (exit_late_foreign).
  */

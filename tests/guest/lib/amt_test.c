@@ -821,31 +821,33 @@ static void amt_meminfo_diff(const long *base)
 				 base[i], now[i]);
 }
 
+/* KEY=N on the kernel command line, 1 if absent or 0. */
+static unsigned int amt_cmdline_factor(const char *key)
+{
+	char buf[1024], *p;
+	unsigned int v = 1;
+
+	if (amt_read_file("/proc/cmdline", buf, sizeof(buf)) > 0 &&
+	    (p = strstr(buf, key)))
+		v = strtoul(p + strlen(key), NULL, 10) ?: 1;
+	return v;
+}
+
 unsigned int amt_slow(void)
 {
 	static unsigned int slow;
-	char buf[1024], *p;
 
-	if (!slow) {
-		slow = 1;
-		if (amt_read_file("/proc/cmdline", buf, sizeof(buf)) > 0 &&
-		    (p = strstr(buf, "amt_slow=")))
-			slow = strtoul(p + 9, NULL, 10) ?: 1;
-	}
+	if (!slow)
+		slow = amt_cmdline_factor("amt_slow=");
 	return slow;
 }
 
 unsigned int amt_teardown_slow(void)
 {
 	static unsigned int slow;
-	char buf[1024], *p;
 
-	if (!slow) {
-		slow = 1;
-		if (amt_read_file("/proc/cmdline", buf, sizeof(buf)) > 0 &&
-		    (p = strstr(buf, "amt_tslow=")))
-			slow = strtoul(p + 10, NULL, 10) ?: 1;
-	}
+	if (!slow)
+		slow = amt_cmdline_factor("amt_tslow=");
 	return slow;
 }
 

@@ -340,6 +340,7 @@ static void notrace amt_mmput_ftrace(unsigned long ip, unsigned long parent_ip,
 				     struct ftrace_ops *ops,
 				     struct ftrace_regs *fregs)
 {
+	void (*target)(struct mm_struct *mm) = amt_mmput_exit;
 	struct task_struct *tsk = current;
 	struct mm_struct *mm;
 	int bit;
@@ -382,12 +383,10 @@ static void notrace amt_mmput_ftrace(unsigned long ip, unsigned long parent_ip,
 			amt_stat_inc(AMT_STAT_PREEMPTED);
 	} else if (amt_hook_site_known()) {
 		amt_stat_inc(AMT_STAT_LATE);
-		amt_redirect_to(&amt_mmput_redirect, fregs, amt_mmput_late);
-		goto out;
+		target = amt_mmput_late;
 	}
 	/* (until the site is learned, every drop is taken for exit_mm()'s) */
-	amt_redirect_to(&amt_mmput_redirect, fregs, amt_mmput_exit);
-out:
+	amt_redirect_to(&amt_mmput_redirect, fregs, target);
 	ftrace_test_recursion_unlock(bit);
 }
 

@@ -139,18 +139,20 @@ sync:
 }
 
 /*
- * Which mm a process left behind in exit_mm() with exactly one other
- * holder (a vhost device, typically): a late final drop (below) by a task
- * of the same process is then of its own mm, charged to its own memcg,
- * which is what amt_try_defer()'s memcg gate reads. Keyed by the thread
- * group (task->signal): on 6.4+ the vhost worker is a thread of the
- * process and may be the one whose exit_mm() leaves the device last, while
- * the release comes in another thread. Recorded only for large mms. The
- * pointers are only compared, never followed, so no reference is held: a
- * record is taken by the late drop, or dropped when AMT_LATE_AGE old (a
- * process that never made a late drop) the next time one is made, or at
- * unload. All in process context (the hook's redirect targets). Bounded:
- * beyond AMT_LATE_MAX nothing is recorded, and late drops stay inline.
+ * Which large mm a process left, in exit_mm(), to other holders (its other
+ * threads, a vhost device): a late final drop (below) by a task of the
+ * same process is then of its own mm, charged to its own memcg, which is
+ * what amt_try_defer()'s memcg gate reads. Keyed by the thread group
+ * (task->signal): on 6.4+ the vhost worker is a thread of the process and
+ * its exit_mm() may come after the release in another thread. Recorded
+ * once per process and mm, before the recording thread's reference goes
+ * (so that a concurrent last drop sees it); taken by whichever drop is
+ * last, exit_mm()'s or a late one. The pointers are only compared, never
+ * followed, so no reference is held: a record whose last drop was by
+ * someone else (a /proc reader) is dropped when AMT_LATE_AGE old, the next
+ * time one is made, or at unload. All in process context (the hook's
+ * redirect targets). Bounded: beyond AMT_LATE_MAX nothing is recorded, and
+ * late drops stay inline.
  */
 struct amt_late {
 	struct hlist_node node;
@@ -173,27 +175,51 @@ static void amt_late_del(struct amt_late *r)
 	kfree(r);
 }
 
+/* Under amt_late_lock: the record of @mm by @sig, or NULL. */
+static struct amt_late *amt_late_find(struct signal_struct *sig,
+				      struct mm_struct *mm)
+{
+	struct amt_late *r;
+
+	hash_for_each_possible(amt_late_table, r, node, (unsigned long)sig)
+		if (r->sig == sig && r->mm == mm)
+			return r;
+	return NULL;
+}
+
+/*
+ * Record @mm for current's process, once (its threads share the record),
+ * before the caller drops its reference: whoever drops last, possibly
+ * concurrently (on 6.4+ the vhost worker thread completes its stop before
+ * its own exit_mm(), so the release in another thread races with it),
+ * finds the record. A failed allocation or a full table only means a late
+ * drop stays inline.
+ */
 static void amt_late_record(struct mm_struct *mm)
 {
+	struct signal_struct *sig = current->signal;
 	struct hlist_node *tmp;
 	struct amt_late *r, *n;
 	unsigned int bkt;
 
-	if (atomic_read(&mm->mm_users) != 1 ||
-	    get_mm_rss(mm) < READ_ONCE(amt_thresh_pages) / 2)
+	spin_lock(&amt_late_lock);
+	r = amt_late_find(sig, mm);
+	spin_unlock(&amt_late_lock);
+	if (r)
 		return;
 	n = kmalloc(sizeof(*n), GFP_NOWAIT | __GFP_NOWARN);
 	if (!n)
 		return;
-	n->sig = current->signal;
+	n->sig = sig;
 	n->mm = mm;
 	n->since = jiffies;
 	spin_lock(&amt_late_lock);
 	hash_for_each_safe(amt_late_table, bkt, tmp, r, node)
 		if (time_after(jiffies, r->since + AMT_LATE_AGE))
 			amt_late_del(r);
-	if (amt_nr_late < AMT_LATE_MAX) {
-		hash_add(amt_late_table, &n->node, (unsigned long)n->sig);
+	/* (another thread of the process may have recorded it meanwhile) */
+	if (amt_nr_late < AMT_LATE_MAX && !amt_late_find(sig, mm)) {
+		hash_add(amt_late_table, &n->node, (unsigned long)sig);
 		amt_nr_late++;
 		n = NULL;
 	}
@@ -201,23 +227,24 @@ static void amt_late_record(struct mm_struct *mm)
 	kfree(n);
 }
 
-/* Take the record of @mm by current's process; true if there was one. */
+/*
+ * Take the record of @mm by current's process, after current's
+ * atomic_add_unless() found it held the last reference; true if there was
+ * one. The read barrier pairs with the full barrier of the recorder's
+ * successful add_unless (its record was inserted before its reference
+ * went): the count we read as 1 was written after the record.
+ */
 static bool amt_late_take(struct mm_struct *mm)
 {
-	struct signal_struct *sig = current->signal;
 	struct amt_late *r;
-	bool found = false;
 
+	smp_rmb();
 	spin_lock(&amt_late_lock);
-	hash_for_each_possible(amt_late_table, r, node, (unsigned long)sig) {
-		if (r->sig == sig && r->mm == mm) {
-			amt_late_del(r);
-			found = true;
-			break;
-		}
-	}
+	r = amt_late_find(current->signal, mm);
+	if (r)
+		amt_late_del(r);
 	spin_unlock(&amt_late_lock);
-	return found;
+	return r;
 }
 
 /*
@@ -226,7 +253,16 @@ static bool amt_late_take(struct mm_struct *mm)
  */
 static void amt_mmput_exit(struct mm_struct *mm)
 {
+	bool large = get_mm_rss(mm) >= READ_ONCE(amt_thresh_pages) / 2;
+
 	might_sleep();
+	/*
+	 * A large mm that another thread or a device (vhost) still holds:
+	 * record it before our reference goes, for a late drop by this
+	 * process (amt_mmput_late()).
+	 */
+	if (large && atomic_read(&mm->mm_users) > 1)
+		amt_late_record(mm);
 	/*
 	 * Other threads of the process, or a temporary holder (a /proc
 	 * reader, MGLRU's aging walk), still use the mm: drop our
@@ -237,11 +273,15 @@ static void amt_mmput_exit(struct mm_struct *mm)
 	 */
 	if (atomic_add_unless(&mm->mm_users, -1, 1)) {
 		amt_stat_inc(AMT_STAT_NOT_LAST);
-		amt_late_record(mm);
-	/* We held the last reference: defer, or the real mmput(). */
-	} else if (!amt_try_defer(mm)) {
-		mmput(mm); /* called from module text: not redirected */
+		goto out;
 	}
+	/* The last reference, exit_mm()'s: the process's record is done. */
+	if (large)
+		amt_late_take(mm);
+	/* Defer, or the real mmput(). */
+	if (!amt_try_defer(mm))
+		mmput(mm); /* called from module text: not redirected */
+out:
 	amt_redirect_done(&amt_mmput_redirect);
 }
 

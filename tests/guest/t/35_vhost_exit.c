@@ -120,6 +120,8 @@ static void load_vhost(void)
 static uint64_t deferred_kill(void)
 {
 	long q0 = amt_stat("queued"), l0 = amt_stat("exit_late");
+	long n0 = amt_stat("exit_not_last"), f0 = amt_stat("exit_late_foreign");
+	long s0 = amt_stat("sync"), r0 = amt_stat("rejected");
 	uint64_t ns;
 	pid_t pid;
 
@@ -127,8 +129,11 @@ static uint64_t deferred_kill(void)
 	pid = amt_hog_fn(body, NULL);
 	ns = amt_kill_wait(pid);
 	amt_assert(!amt_drain(60000), "drain failed");
-	amt_note("vhost owner %d: exit_late +%ld", pid,
-		 amt_stat("exit_late") - l0);
+	amt_note("vhost owner %d: exit_late +%ld, exit_not_last +%ld, exit_late_foreign +%ld, sync +%ld, rejected +%ld",
+		 pid, amt_stat("exit_late") - l0,
+		 amt_stat("exit_not_last") - n0,
+		 amt_stat("exit_late_foreign") - f0, amt_stat("sync") - s0,
+		 amt_stat("rejected") - r0);
 	/*
 	 * Any pid: on 6.4+ the final drop may be the vhost thread's (a
 	 * thread of the process, with its own pid). Nothing else large

@@ -44,9 +44,9 @@ fi
 [ -z "$settle" ] || append+=" amt_settle=--spawn-settle=$settle"
 if [ -n "${AMT_BENCH_ONLY:-}" ]; then
 	# exit_latency's own list, so that a typo fails before the boot
-	known=$(sed -n '/section_name\[NR_SECTIONS\] = {/,/};/p' \
-		"$top/tools/exit_latency.c" | grep -o '"[a-z]*"' | tr -d '"' |
-		paste -sd,)
+	known=$(sed -n '/section_table\[\] = {/,/};/p' \
+		"$top/tools/bench/main.c" | grep -o '^	{ "[a-z]*"' |
+		grep -o '"[a-z]*"' | tr -d '"' | paste -sd,)
 	IFS=, read -ra names <<< "$only,"
 	for name in "${names[@]:-}"; do
 		if ! [[ ,$known, == *,"$name",* ]] || [ -z "$name" ]; then

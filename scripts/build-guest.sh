@@ -28,5 +28,11 @@ for src in "$top"/tools/*.c "$top"/tests/harness/*_test.c \
 	[ -e "$src" ] || continue
 	build "$src" "$out/tools/$(basename "$src" .c)"
 done
+# the benchmark: one program from tools/bench/ (one file per section)
+bench=$out/tools/exit_latency
+if [ ! -e "$bench" ] || [ -n "$(find "$top/tools/bench" "$lib" \
+	"$top/tests/guest/lib/amt_test.h" -newer "$bench" 2>/dev/null)" ]; then
+	gcc "${cflags[@]}" -o "$bench" "$top"/tools/bench/*.c "$lib" -lm
+fi
 # amtctl is dynamically linked (libkmod): run-guest.sh ships its libraries
 "$top/scripts/build-amtctl.sh" "$out"

@@ -1,0 +1,171 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * exit_latency section 4, cpu: CPU of the exit path per teardown, drained
+ * and back-to-back (feeds section 5, drain).
+ */
+#include "bench.h"
+
+const char *cpu_cg = "/sys/fs/cgroup/bench_cpu";
+
+static uint64_t cg_usage_ns(void)
+{
+	return amt_cgroup_get(cpu_cg, "cpu.stat", "usage_usec") * 1000ULL;
+}
+
+
+/*
+ * Drained: each child's exit path measured alone, from the kill until
+ * everything it queued is torn down, as the CPU its cgroup used plus the
+ * reaper's. Self mode's teardown runs after the parent reaped the child,
+ * in the child's cgroup, so the cgroup is the one meter for all modes.
+ */
+static struct cpu_res cpu_drained(enum cfg c, int n, unsigned long mb)
+{
+	uint64_t cg = 0, rp = 0;
+	long pre = 0, mig = 0;
+	struct cpu_res r;
+	int i;
+
+	set_cfg(c);
+	for (i = 0; i < n; i++) {
+		pid_t pid = amt_hog(mb, AMT_HOG_ANON);
+		uint64_t u0 = cg_usage_ns(), r0 = reaper_cpu_ns();
+		long p0 = reaper_preemptions(), m0 = reaper_migrations();
+
+		kill(pid, SIGKILL);
+		amt_reap(pid);
+		settle();
+		cg += cg_usage_ns() - u0;
+		rp += reaper_cpu_ns() - r0;
+		pre += reaper_preemptions() - p0;
+		mig = m0 < 0 || mig < 0 ? -1 : mig + reaper_migrations() - m0;
+	}
+	r.child_ms = cg / 1e6 / n;
+	r.reaper_ms = rp / 1e6 / n;
+	r.preempted = (double)pre / n;
+	r.migrated = mig < 0 ? -1 : (double)mig / n;
+	return r;
+}
+
+/*
+ * Back-to-back: the next child allocates while the previous teardown may
+ * still run. Per child: its CPU at reap (wait4) minus before the kill; the
+ * reaper's over the whole window. Self mode is left out: its teardown is
+ * not in wait4's figure and the cgroup would mix in the allocations.
+ */
+static struct cpu_res cpu_overlap(enum cfg c, int n, unsigned long mb)
+{
+	uint64_t ex = 0, r0;
+	struct cpu_res r;
+	long p0, m0;
+	int i;
+
+	set_cfg(c);
+	r0 = reaper_cpu_ns();
+	p0 = reaper_preemptions();
+	m0 = reaper_migrations();
+	for (i = 0; i < n; i++) {
+		pid_t pid = amt_hog(mb, AMT_HOG_ANON);
+		uint64_t before = task_cpu_ns(pid);
+		struct rusage ru;
+		int st;
+
+		kill(pid, SIGKILL);
+		while (wait4(pid, &st, 0, &ru) < 0 && errno == EINTR)
+			;
+		amt_reap(pid);	/* forget it in the library */
+		ex += (ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000000ULL +
+		      (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000ULL - before;
+	}
+	settle();
+	r.child_ms = ex / 1e6 / n;
+	r.reaper_ms = (reaper_cpu_ns() - r0) / 1e6 / n;
+	r.preempted = (double)(reaper_preemptions() - p0) / n;
+	r.migrated = m0 < 0 ? -1 : (double)(reaper_migrations() - m0) / n;
+	return r;
+}
+
+struct cpu_res cpu_d[NR_CFG], cpu_o[2];
+
+/* Reaper mode: how often the reaper lost its CPU mid-teardown. */
+static const char *preempted_note(const struct cpu_res *r, enum cfg c)
+{
+	static char buf[96];
+
+	if (c != REAPER)
+		return "";
+	if (r->migrated < 0)
+		snprintf(buf, sizeof(buf), ", reaper preempted %.1fx per teardown",
+			 r->preempted);
+	else
+		snprintf(buf, sizeof(buf), ", reaper preempted %.1fx, migrated %.1fx per teardown",
+			 r->preempted, r->migrated);
+	return buf;
+}
+
+double cpu_ratio(const struct cpu_res *r, enum cfg c)
+{
+	return (r[c].child_ms + r[c].reaper_ms) /
+	       (r[SYNC].child_ms + r[SYNC].reaper_ms);
+}
+
+void bench_cpu(void)
+{
+	const unsigned long mb = 256;
+	int n = quick ? 2 : 8, round, nr = quick ? 1 : 3, c;
+	struct cpu_res *d = cpu_d, *o = cpu_o;
+	char path[256];
+
+	if (amt_cgroup_create("bench_cpu", 0, path, sizeof(path)))
+		die("cannot create %s", cpu_cg);
+	amt_hog_cgroup = cpu_cg;
+	fprintf(stderr, "# cpu: %d rounds\n", nr);
+	for (round = 0; round < nr; round++) {
+		for (c = 0; c < NR_CFG; c++) {
+			enum cfg k = (round + c) % NR_CFG;
+			struct cpu_res x = cpu_drained(k, n, mb);
+
+			d[k].child_ms += x.child_ms / nr;
+			d[k].reaper_ms += x.reaper_ms / nr;
+			d[k].preempted += x.preempted / nr;
+			d[k].migrated += x.migrated / nr;
+		}
+		for (c = 0; c < 2; c++) {
+			enum cfg k = (round + c) % 2 ? REAPER : SYNC;
+			struct cpu_res x = cpu_overlap(k, n, mb);
+
+			o[k].child_ms += x.child_ms / nr;
+			o[k].reaper_ms += x.reaper_ms / nr;
+			o[k].preempted += x.preempted / nr;
+			o[k].migrated += x.migrated / nr;
+		}
+	}
+	amt_hog_cgroup = NULL;
+	rmdir(cpu_cg);
+
+	printf("\n4. CPU per %lu MiB teardown, ms (mean of %d x %d): exit path in the child's cgroup + mm_reaper\n",
+	       mb, nr, n);
+	for (c = 0; c < NR_CFG; c++)
+		printf("drained      %-6s child %7.1f + reaper %7.1f = %7.1f  (%.3fx sync)%s\n",
+		       cfg_name[c], d[c].child_ms, d[c].reaper_ms,
+		       d[c].child_ms + d[c].reaper_ms, cpu_ratio(d, c),
+		       preempted_note(&d[c], c));
+	for (c = 0; c < 2; c++)
+		printf("back-to-back %-6s child %7.1f + reaper %7.1f = %7.1f  (%.3fx sync)%s\n",
+		       cfg_name[c], o[c].child_ms, o[c].reaper_ms,
+		       o[c].child_ms + o[c].reaper_ms, cpu_ratio(o, c),
+		       preempted_note(&o[c], c));
+	fprintf(json, ",\n\"cpu\": {\"size_mb\": %lu, \"teardowns\": %d, \"rounds\": %d",
+		mb, n, nr);
+	for (c = 0; c < NR_CFG; c++)
+		fprintf(json, ",\n  \"drained_%s\": {\"child_ms\": %.3f, \"reaper_ms\": %.3f, \"reaper_preempted\": %.2f, \"reaper_migrated\": %.2f}",
+			cfg_name[c], d[c].child_ms, d[c].reaper_ms,
+			d[c].preempted, d[c].migrated);
+	for (c = 0; c < 2; c++)
+		fprintf(json, ",\n  \"overlap_%s\": {\"child_ms\": %.3f, \"reaper_ms\": %.3f, \"reaper_preempted\": %.2f, \"reaper_migrated\": %.2f}",
+			cfg_name[c], o[c].child_ms, o[c].reaper_ms,
+			o[c].preempted, o[c].migrated);
+	fprintf(json, "}");
+	drain_gib += nr * n * mb / 1024.0;
+	drain_cpu_s += nr * n * d[REAPER].reaper_ms / 1e3;
+}

@@ -1,0 +1,92 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * exit_latency section 6, wake: where the parent wakes from waitpid(), on
+ * the child's CPU or another, and the wake latency in each case.
+ */
+#include "bench.h"
+
+/* The CPU a task runs or last ran on (/proc/PID/stat field 39). */
+static int task_cpu_of(pid_t pid)
+{
+	char path[64], buf[1024], *p;
+	int field = 2;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	if (amt_read_file(path, buf, sizeof(buf)) <= 0)
+		die("%s unreadable", path);
+	p = strrchr(buf, ')');	/* the name may hold spaces */
+	while (p && field < 39) {
+		p = strchr(p + 1, ' ');
+		field++;
+	}
+	if (!p)
+		die("%s: no processor field", path);
+	return atoi(p + 1);
+}
+
+/*
+ * exit_notify() wakes the parent (a sync wakeup, whose hint the scheduler
+ * ignores for an exiting waker); in self mode the child then goes on
+ * tearing its mm down, so a parent placed on the child's CPU competes with
+ * the teardown. waitid(WNOWAIT) returns at that wake without reaping: the
+ * zombie's stat still names the CPU it runs (or last ran) on, read right
+ * after the wake (a zombie pulled away meanwhile counts as another CPU),
+ * and sched_getcpu() names the parent's. Per mode: how often the two are
+ * the same, and kill -> waitid in each case (in sync mode that includes
+ * the whole teardown).
+ */
+void bench_wake(void)
+{
+	const unsigned long mb = 256;
+	int n = quick ? 4 : 3 * rounds, round, j, c;
+	uint64_t lat[NR_CFG][2][MAX_SAMPLES];
+	int cnt[NR_CFG][2] = { { 0 } };
+
+	if (n > MAX_SAMPLES)
+		n = MAX_SAMPLES;
+	warm_up();	/* the section may run alone (--only) */
+	fprintf(stderr, "# wake: %d rounds\n", n);
+	for (round = 0; round < n; round++)
+		for (j = 0; j < NR_CFG; j++) {
+			pid_t pid;
+			siginfo_t si;
+			uint64_t t0, dt;
+			int me, same;
+
+			c = (round + j) % NR_CFG;
+			set_cfg(c);
+			pid = amt_hog(mb, AMT_HOG_ANON);
+			t0 = amt_now_ns();
+			kill(pid, SIGKILL);
+			while (waitid(P_PID, pid, &si, WEXITED | WNOWAIT) < 0)
+				if (errno != EINTR)
+					die("waitid: %s", strerror(errno));
+			me = sched_getcpu();
+			dt = amt_now_ns() - t0;
+			if (me < 0)
+				die("sched_getcpu: %s", strerror(errno));
+			same = task_cpu_of(pid) == me;
+			amt_reap(pid);
+			lat[c][same][cnt[c][same]++] = dt;
+			settle();
+		}
+	printf("\n6. where the parent wakes from waitpid() (%d kills of %lu MiB per mode): on the child's CPU or another; wake latency, ms: median (p90)\n",
+	       n, mb);
+	json_array("wake");
+	for (c = 0; c < NR_CFG; c++) {
+		struct dist s = dist_of(lat[c][1], cnt[c][1]);
+		struct dist o = dist_of(lat[c][0], cnt[c][0]);
+
+		printf("%-6s child's CPU %2d of %2d: %6.1f (%6.1f) | other CPU %2d: %6.1f (%6.1f)\n",
+		       cfg_name[c], cnt[c][1], n, s.med, s.p90, cnt[c][0],
+		       o.med, o.p90);
+		json_item();
+		fprintf(json, "\"mode\": \"%s\", \"size_mb\": %lu, \"n\": %d, \"same_cpu\": %d, ",
+			cfg_name[c], mb, n, cnt[c][1]);
+		json_dist("latency_same_cpu", &s);
+		fprintf(json, ", ");
+		json_dist("latency_other_cpu", &o);
+		fprintf(json, "}");
+	}
+	fprintf(json, "]");
+}

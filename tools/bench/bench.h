@@ -2,8 +2,9 @@
 /*
  * exit_latency, the benchmark of make bench (main.c says what it measures):
  * what its sections share. One file per section (latency.c, parallel.c,
- * spawn.c, cpu.c, wake.c, cpusplit.c), listed in main.c's table; helpers
- * in common.c; the targets in targets.c.
+ * spawn.c, cpu.c, wake.c, cpusplit.c), listed in main.c's table, each
+ * filling its result struct; helpers in common.c; the targets in
+ * targets.c; render.c writes the results as text and as JSON.
  */
 #ifndef BENCH_H
 #define BENCH_H
@@ -49,10 +50,6 @@ enum section {
 extern unsigned int sections;
 #define RUNS(sec) (sections & (1U << (sec)))
 
-/* The JSON file (common.c writes the shared shapes). */
-extern FILE *json;
-extern int json_items;		/* items in the open JSON array */
-
 struct dist {
 	int n;
 	double med, p10, p90, p99, min, max;	/* ms */
@@ -62,6 +59,26 @@ struct ci {
 	double mean, lo, hi;
 };
 
+struct cpu_res {
+	double child_ms, reaper_ms;	/* per teardown */
+	double preempted;		/* the reaper, per teardown */
+	double migrated;		/* the reaper, per teardown; < 0: unknown */
+};
+
+/*
+ * What the sections found. Each section's function measures and fills its
+ * part of struct results; render.c alone shows it, as text and as JSON.
+ */
+struct run_info {
+	char kernel[65];
+	unsigned long mem_mb;
+	long cpus;
+	const char *module_params;
+	int rounds;
+	bool quick;
+	char sections[64];	/* the names, comma-separated */
+};
+
 struct lat_row {
 	enum kind kind;
 	unsigned long mb;
@@ -69,12 +86,95 @@ struct lat_row {
 	int n;
 	uint64_t lat[NR_CFG][MAX_SAMPLES];
 	uint64_t back[NR_CFG][MAX_SAMPLES];	/* 0: not measured */
+	struct dist d[NR_CFG], b[NR_CFG];	/* of lat, back; b[].n 0: none */
 };
 
-struct cpu_res {
-	double child_ms, reaper_ms;	/* per teardown */
-	double preempted;		/* the reaper, per teardown */
-	double migrated;		/* the reaper, per teardown; < 0: unknown */
+struct lat_result {			/* 1. latency */
+	struct lat_row *rows;
+	int nr;
+};
+
+#define NR_PAR 3
+struct par_row {
+	int m;				/* children killed together */
+	bool skipped;			/* they do not fit the guest */
+	struct dist tail[NR_CFG], back[NR_CFG];	/* all reaped, memory back */
+};
+
+struct par_result {			/* 2. parallel */
+	unsigned long mb;		/* per child */
+	int n;				/* rounds */
+	int nr;
+	struct par_row rows[NR_PAR];
+	double gib, cpu_s;		/* reaper mode: torn down, its CPU */
+};
+
+struct spawn_loop {
+	const char *name;
+	struct ci base;			/* not loaded, per s */
+	struct ci ratio[2];		/* reaper, self: loaded / not loaded */
+};
+
+struct spawn_result {			/* 3. spawn */
+	int n, iters, settle_ms;
+	struct spawn_loop loop[2];	/* fork+exec+wait, fork+_exit+wait */
+};
+
+struct cpu_result {			/* 4. cpu */
+	unsigned long mb;
+	int n, rounds;			/* teardowns per round, rounds */
+	struct cpu_res drained[NR_CFG], overlap[2];	/* overlap: sync, reaper */
+	double gib, cpu_s;		/* reaper mode, drained */
+};
+
+struct drain_result {			/* 5. drain, from 2. and 4. */
+	double gib, cpu_s;		/* cpu_s 0: nothing to show */
+};
+
+struct wake_mode {
+	int same, other;		/* wakes on the child's CPU, on another */
+	struct dist lat_same, lat_other;
+};
+
+struct wake_result {			/* 6. wake */
+	unsigned long mb;
+	int n;
+	struct wake_mode mode[NR_CFG];
+};
+
+/* 7. cpusplit: index SPLIT_SPIN | SPLIT_ALLOC (cpusplit.c) */
+#define NR_SPLIT 4
+struct split_result {
+	unsigned long mb;
+	int n, rounds;
+	bool skipped;			/* fewer than 2 CPUs */
+	struct cpu_res s[NR_SPLIT];	/* reaper_ms and preempted only */
+};
+
+#define MAX_TARGETS 64
+struct target {
+	char what[128];
+	double value, limit;
+	const char *op;			/* "<=" or ">=" */
+	bool met;
+};
+
+struct target_result {
+	bool heading;			/* a section with targets ran */
+	int nr;
+	struct target t[MAX_TARGETS];
+};
+
+struct results {
+	struct run_info run;
+	struct lat_result latency;
+	struct par_result parallel;
+	struct spawn_result spawn;
+	struct cpu_result cpu;
+	struct drain_result drain;
+	struct wake_result wake;
+	struct split_result cpusplit;
+	struct target_result targets;
 };
 
 /* common.c */
@@ -82,9 +182,6 @@ void die(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
 struct dist dist_of(const uint64_t *in, int n);
 struct ci ci_of(const double *v, int n);
 double t95(int df);
-void json_dist(const char *key, const struct dist *d);
-void json_array(const char *key);
-void json_item(void);
 void settle(void);
 void set_cfg(enum cfg c);
 uint64_t task_cpu_ns(pid_t pid);
@@ -96,29 +193,31 @@ pid_t spawn(unsigned long mb, enum kind k);
 uint64_t wait_mem_back(long base_kb, uint64_t t0);
 void warm_up(void);
 
-/* The sections, and what later ones read of earlier ones' results. */
-void bench_latency(void);
-void write_plot(const char *path);
-extern struct lat_row *lat_rows;
-extern int nr_lat_rows;
-
-void bench_parallel(void);
-extern double drain_gib, drain_cpu_s;	/* reaper-mode totals for 5. */
-extern struct dist par_tail[NR_CFG], par_back[NR_CFG];	/* M = 8 */
-extern bool have_par8;
-
-void bench_spawn(void);
-extern double spawn_ratio[2][2][MAX_SAMPLES];	/* [loop][reaper, self][round] */
-extern int spawn_n;
-
-void bench_cpu(void);
-extern struct cpu_res cpu_d[NR_CFG], cpu_o[2];
+/* The sections: each fills its part of @r (main.c's table). */
+void bench_latency(struct results *r);
+void bench_parallel(struct results *r);
+void bench_spawn(struct results *r);
+void bench_cpu(struct results *r);
 double cpu_ratio(const struct cpu_res *r, enum cfg c);
+void bench_wake(struct results *r);
+void bench_cpusplit(struct results *r);
 
-void bench_wake(void);
-void bench_cpusplit(void);
+/* targets.c: the targets of issue 5, from the sections that ran */
+void check_targets(struct results *r);
 
-/* targets.c */
-void report_targets(void);
+/* render.c: the results as text (stdout) and as JSON (the file) */
+void render_open(const char *json_path);
+void render_run(const struct results *r);
+void render_latency(const struct results *r);
+void render_parallel(const struct results *r);
+void render_spawn(const struct results *r);
+void render_cpu(const struct results *r);
+void render_drain(const struct results *r);
+void render_wake(const struct results *r);
+void render_cpusplit(const struct results *r);
+void render_targets(const struct results *r);
+void render_json_end(double elapsed_s);
+void render_text_end(double elapsed_s);
+void write_plot(const char *path, const struct lat_result *l);
 
 #endif /* BENCH_H */

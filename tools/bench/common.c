@@ -43,24 +43,6 @@ struct dist dist_of(const uint64_t *in, int n)
 	return d;
 }
 
-void json_dist(const char *key, const struct dist *d)
-{
-	fprintf(json, "\"%s\": {\"n\": %d, \"median_ms\": %.3f, \"p10_ms\": %.3f, "
-		"\"p90_ms\": %.3f, \"p99_ms\": %.3f, \"min_ms\": %.3f, \"max_ms\": %.3f}",
-		key, d->n, d->med, d->p10, d->p90, d->p99, d->min, d->max);
-}
-
-void json_array(const char *key)
-{
-	fprintf(json, ",\n\"%s\": [", key);
-	json_items = 0;
-}
-
-void json_item(void)
-{
-	fprintf(json, "%s\n  {", json_items++ ? "," : "");
-}
-
 /* Nothing queued, nothing in flight, memory back: a clean start. */
 void settle(void)
 {

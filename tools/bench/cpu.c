@@ -85,35 +85,19 @@ static struct cpu_res cpu_overlap(enum cfg c, int n, unsigned long mb)
 	return r;
 }
 
-struct cpu_res cpu_d[NR_CFG], cpu_o[2];
-
-/* Reaper mode: how often the reaper lost its CPU mid-teardown. */
-static const char *preempted_note(const struct cpu_res *r, enum cfg c)
-{
-	static char buf[96];
-
-	if (c != REAPER)
-		return "";
-	if (r->migrated < 0)
-		snprintf(buf, sizeof(buf), ", reaper preempted %.1fx per teardown",
-			 r->preempted);
-	else
-		snprintf(buf, sizeof(buf), ", reaper preempted %.1fx, migrated %.1fx per teardown",
-			 r->preempted, r->migrated);
-	return buf;
-}
-
+/* The CPU per teardown of mode @c in @r, relative to sync's. */
 double cpu_ratio(const struct cpu_res *r, enum cfg c)
 {
 	return (r[c].child_ms + r[c].reaper_ms) /
 	       (r[SYNC].child_ms + r[SYNC].reaper_ms);
 }
 
-void bench_cpu(void)
+void bench_cpu(struct results *res)
 {
+	struct cpu_result *r = &res->cpu;
 	const unsigned long mb = 256;
 	int n = quick ? 2 : 8, round, nr = quick ? 1 : 3, c;
-	struct cpu_res *d = cpu_d, *o = cpu_o;
+	struct cpu_res *d = r->drained, *o = r->overlap;
 	char path[256];
 
 	if (amt_cgroup_create("bench_cpu", 0, path, sizeof(path)))
@@ -143,29 +127,9 @@ void bench_cpu(void)
 	amt_hog_cgroup = NULL;
 	rmdir(cpu_cg);
 
-	printf("\n4. CPU per %lu MiB teardown, ms (mean of %d x %d): exit path in the child's cgroup + mm_reaper\n",
-	       mb, nr, n);
-	for (c = 0; c < NR_CFG; c++)
-		printf("drained      %-6s child %7.1f + reaper %7.1f = %7.1f  (%.3fx sync)%s\n",
-		       cfg_name[c], d[c].child_ms, d[c].reaper_ms,
-		       d[c].child_ms + d[c].reaper_ms, cpu_ratio(d, c),
-		       preempted_note(&d[c], c));
-	for (c = 0; c < 2; c++)
-		printf("back-to-back %-6s child %7.1f + reaper %7.1f = %7.1f  (%.3fx sync)%s\n",
-		       cfg_name[c], o[c].child_ms, o[c].reaper_ms,
-		       o[c].child_ms + o[c].reaper_ms, cpu_ratio(o, c),
-		       preempted_note(&o[c], c));
-	fprintf(json, ",\n\"cpu\": {\"size_mb\": %lu, \"teardowns\": %d, \"rounds\": %d",
-		mb, n, nr);
-	for (c = 0; c < NR_CFG; c++)
-		fprintf(json, ",\n  \"drained_%s\": {\"child_ms\": %.3f, \"reaper_ms\": %.3f, \"reaper_preempted\": %.2f, \"reaper_migrated\": %.2f}",
-			cfg_name[c], d[c].child_ms, d[c].reaper_ms,
-			d[c].preempted, d[c].migrated);
-	for (c = 0; c < 2; c++)
-		fprintf(json, ",\n  \"overlap_%s\": {\"child_ms\": %.3f, \"reaper_ms\": %.3f, \"reaper_preempted\": %.2f, \"reaper_migrated\": %.2f}",
-			cfg_name[c], o[c].child_ms, o[c].reaper_ms,
-			o[c].preempted, o[c].migrated);
-	fprintf(json, "}");
-	drain_gib += nr * n * mb / 1024.0;
-	drain_cpu_s += nr * n * d[REAPER].reaper_ms / 1e3;
+	r->mb = mb;
+	r->n = n;
+	r->rounds = nr;
+	r->gib = nr * n * mb / 1024.0;
+	r->cpu_s = nr * n * d[REAPER].reaper_ms / 1e3;
 }

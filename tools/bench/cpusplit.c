@@ -48,10 +48,8 @@ static pid_t cpu0_spinner(void)
 	return pid;
 }
 
-enum { SPLIT_SPIN = 1, SPLIT_ALLOC = 2, NR_SPLIT = 4 };
-static const char *const split_name[NR_SPLIT] = {
-	"alone", "next_child_allocating", "cpu_shared", "both"
-};
+/* What a run adds to the reaper's teardowns (0: nothing); struct split_result's index. */
+enum { SPLIT_SPIN = 1, SPLIT_ALLOC = 2 };
 
 /*
  * The reaper on CPU 0 tears down @n children of @mb MiB killed one after
@@ -92,16 +90,18 @@ static struct cpu_res cpu_split_one(unsigned int how, int n, unsigned long mb)
 	return r;
 }
 
-void bench_cpusplit(void)
+void bench_cpusplit(struct results *res)
 {
+	struct split_result *r = &res->cpusplit;
 	const unsigned long mb = 256;
 	int n = quick ? 2 : 8, nr = quick ? 1 : 3, round, c;
-	struct cpu_res s[NR_SPLIT] = { 0 };
+	struct cpu_res *s = r->s;
 
-	printf("\n7. reaper CPU per %lu MiB teardown, ms (mean of %d x %d); reaper pinned to CPU 0, parent and children to CPU 1\n",
-	       mb, nr, n);
+	r->mb = mb;
+	r->n = n;
+	r->rounds = nr;
 	if (sysconf(_SC_NPROCESSORS_ONLN) < 2) {
-		printf("skipped: needs 2 CPUs\n");
+		r->skipped = true;
 		return;
 	}
 	pin(0, 1);
@@ -116,19 +116,4 @@ void bench_cpusplit(void)
 		}
 	pin(0, -1);
 	pin_reapers(-1);
-	printf("%-13s%-27s%s\n", "", "each teardown alone",
-	       "next child allocating");
-	for (c = 0; c < NR_SPLIT; c += 2)
-		printf("%-10s %6.1f (%.3fx, %4.1f pre)  %6.1f (%.3fx, %4.1f pre)\n",
-		       c ? "CPU shared" : "own CPU",
-		       s[c].reaper_ms, s[c].reaper_ms / s[0].reaper_ms,
-		       s[c].preempted, s[c + 1].reaper_ms,
-		       s[c + 1].reaper_ms / s[0].reaper_ms, s[c + 1].preempted);
-	printf("(x: relative to the reaper alone on its own CPU; pre: preemptions per teardown; CPU shared: a nice 19 spinner on CPU 0)\n");
-	fprintf(json, ",\n\"cpusplit\": {\"size_mb\": %lu, \"teardowns\": %d, \"rounds\": %d",
-		mb, n, nr);
-	for (c = 0; c < NR_SPLIT; c++)
-		fprintf(json, ",\n  \"%s\": {\"reaper_ms\": %.3f, \"reaper_preempted\": %.2f}",
-			split_name[c], s[c].reaper_ms, s[c].preempted);
-	fprintf(json, "}");
 }

@@ -44,7 +44,7 @@
  * docs/benchmarks.md).
  *
  * Prints a human table on stdout, writes the same as JSON to the --json
- * FILE and the latency medians by size (anonymous memory, THP off, kill)
+ * FILE (both from render.c) and the latency medians by size (anonymous memory, THP off, kill)
  * as gnuplot data to the --plot FILE.
  * The figures are only comparable within one run (one boot).
  */
@@ -59,38 +59,36 @@ bool quick;
 int spawn_settle_ms = 300;
 unsigned long mem_total_mb;
 char cap_param[64];
-FILE *json;
-int json_items;
+static struct results res;
 
 /* 5. drain: GiB torn down per second of reaper CPU, from 2. and 4. */
-static void report_drain(void)
+static void drain(struct results *r)
 {
-	if (drain_cpu_s <= 0)
-		return;
-	printf("\n5. drain: %.2f GiB torn down in %.2f s of reaper CPU = %.2f GiB/s\n",
-	       drain_gib, drain_cpu_s, drain_gib / drain_cpu_s);
-	fprintf(json, ",\n\"drain\": {\"gib\": %.3f, \"reaper_cpu_s\": %.3f, \"gib_per_cpu_s\": %.3f}",
-		drain_gib, drain_cpu_s, drain_gib / drain_cpu_s);
+	r->drain.gib = r->parallel.gib + r->cpu.gib;
+	r->drain.cpu_s = r->parallel.cpu_s + r->cpu.cpu_s;
 }
 
 /*
- * The sections, in the order they run. A new one: a file with its
- * function, a line here (and in enum section, bench.h, if --only may name
- * it). scripts/bench.sh reads the names from this table.
+ * The sections, in the order they run: each fills its part of struct
+ * results, then render.c shows it. A new one: a file with its function, a
+ * result struct and a render function (bench.h), a line here (and in enum
+ * section, if --only may name it). scripts/bench.sh reads the names from
+ * this table.
  */
 static const struct section_def {
 	const char *name;	/* for --only; NULL: runs after the one before */
 	int id;			/* enum section, or -1 */
 	const char *summary;
-	void (*run)(void);
+	void (*run)(struct results *r);
+	void (*render)(const struct results *r);
 } section_table[] = {
-	{ "latency", S_LATENCY, "kill->waitpid() and memory back, by size and kind", bench_latency },
-	{ "parallel", S_PARALLEL, "M children killed together", bench_parallel },
-	{ "spawn", S_SPAWN, "fork+exec and fork+_exit rates, module not loaded vs loaded", bench_spawn },
-	{ "cpu", S_CPU, "CPU of the exit path per teardown", bench_cpu },
-	{ NULL, -1, "drain: GiB per second of reaper CPU (from parallel and cpu)", report_drain },
-	{ "wake", S_WAKE, "where the parent wakes from waitpid()", bench_wake },
-	{ "cpusplit", S_CPUSPLIT, "where the reaper's extra CPU goes", bench_cpusplit },
+	{ "latency", S_LATENCY, "kill->waitpid() and memory back, by size and kind", bench_latency, render_latency },
+	{ "parallel", S_PARALLEL, "M children killed together", bench_parallel, render_parallel },
+	{ "spawn", S_SPAWN, "fork+exec and fork+_exit rates, module not loaded vs loaded", bench_spawn, render_spawn },
+	{ "cpu", S_CPU, "CPU of the exit path per teardown", bench_cpu, render_cpu },
+	{ NULL, -1, "drain: GiB per second of reaper CPU (from parallel and cpu)", drain, render_drain },
+	{ "wake", S_WAKE, "where the parent wakes from waitpid()", bench_wake, render_wake },
+	{ "cpusplit", S_CPUSPLIT, "where the reaper's extra CPU goes", bench_cpusplit, render_cpusplit },
 };
 #define NR_TABLE (sizeof(section_table) / sizeof(section_table[0]))
 #define ALL_SECTIONS ((1U << NR_SECTIONS) - 1)
@@ -134,7 +132,7 @@ static void parse_only(const char *list)
 
 int main(int argc, char **argv)
 {
-	char names[64] = "";
+	struct run_info *run = &res.run;
 	const char *json_path = "/tmp/bench.json", *plot_path = NULL;
 	struct utsname u;
 	uint64_t t0 = amt_now_ns();
@@ -170,10 +168,7 @@ int main(int argc, char **argv)
 		die("--spawn-settle must be 0..60000 (ms)");
 	if (quick)
 		rounds = 2;
-	json = fopen(json_path, "w");
-	if (!json)
-		die("%s: %s", json_path, strerror(errno));
-	setvbuf(stdout, NULL, _IOLBF, 0);
+	render_open(json_path);
 	uname(&u);
 	mem_total_mb = amt_mem_total_kb() / 1024;
 	/*
@@ -182,29 +177,30 @@ int main(int argc, char **argv)
 	 */
 	snprintf(cap_param, sizeof(cap_param), "max_pending_pages=%lu",
 		 mem_total_mb * 256 * 3 / 4);
-	section_list(sections, ",", names, sizeof(names));
-	printf("=== exit_latency on Linux %s, %lu MiB, %ld CPUs; module loaded with %s; %d rounds; sections %s\n",
-	       u.release, mem_total_mb, sysconf(_SC_NPROCESSORS_ONLN),
-	       cap_param, rounds, names);
-	fprintf(json, "{\"kernel\": \"%s\", \"mem_mb\": %lu, \"cpus\": %ld, "
-		"\"module_params\": \"%s\", \"rounds\": %d, \"quick\": %s, "
-		"\"sections\": \"%s\"",
-		u.release, mem_total_mb, sysconf(_SC_NPROCESSORS_ONLN),
-		cap_param, rounds, quick ? "true" : "false", names);
+	run->mem_mb = mem_total_mb;
+	run->cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	run->module_params = cap_param;
+	run->rounds = rounds;
+	run->quick = quick;
+	snprintf(run->kernel, sizeof(run->kernel), "%s", u.release);
+	section_list(sections, ",", run->sections, sizeof(run->sections));
+	render_run(&res);
 
 	for (i = 0; i < (int)NR_TABLE; i++) {
 		const struct section_def *d = &section_table[i];
 
-		if (d->id < 0 || RUNS(d->id))
-			d->run();
+		if (d->id < 0 || RUNS(d->id)) {
+			d->run(&res);
+			d->render(&res);
+		}
 	}
-	report_targets();
+	check_targets(&res);
+	render_targets(&res);
 	if (plot_path && RUNS(S_LATENCY))
-		write_plot(plot_path);
-	fprintf(json, ",\n\"elapsed_s\": %.0f}\n", (amt_now_ns() - t0) / 1e9);
-	fclose(json);
+		write_plot(plot_path, &res.latency);
+	render_json_end((amt_now_ns() - t0) / 1e9);
 	if (amt_loaded())
 		amt_unload();
-	printf("=== end (%.0f s)\n", (amt_now_ns() - t0) / 1e9);
+	render_text_end((amt_now_ns() - t0) / 1e9);
 	return 0;
 }

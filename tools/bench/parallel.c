@@ -5,29 +5,23 @@
  */
 #include "bench.h"
 
-double drain_gib, drain_cpu_s;	/* reaper-mode totals for 5. */
-struct dist par_tail[NR_CFG], par_back[NR_CFG];	/* M = 8 */
-bool have_par8;
-
-void bench_parallel(void)
+void bench_parallel(struct results *res)
 {
-	static const int ms[] = { 4, 8, 16 };
+	static const int ms[NR_PAR] = { 4, 8, 16 };
+	struct par_result *p = &res->parallel;
 	const unsigned long mb = 256;
 	uint64_t tail[NR_CFG][MAX_SAMPLES], back[NR_CFG][MAX_SAMPLES];
 	int i, c, j, round, n = quick ? 2 : (rounds + 1) / 2 + 1;
 
-	printf("\n2. M children of %lu MiB killed together, ms: all reaped; memory back (median of %d)\n",
-	       mb, n);
-	printf("%-4s | %-19s | %-19s | %-19s | %-19s\n", "M", "sync",
-	       "reaper", "self", "reaper/sync, self/sync");
-	json_array("parallel");
-	for (i = 0; i < 3; i++) {
+	p->mb = mb;
+	p->n = n;
+	for (i = 0; i < NR_PAR; i++) {
+		struct par_row *w = &p->rows[p->nr++];
 		int m = ms[i];
-		struct dist t[NR_CFG], b[NR_CFG];
 
+		w->m = m;
 		if (m * mb > mem_total_mb * 6 / 10 || m > 32) {
-			printf("%-4d | skipped: %lu MiB does not fit this guest\n",
-			       m, m * mb);
+			w->skipped = true;
 			continue;
 		}
 		fprintf(stderr, "# parallel: M = %d\n", m);
@@ -53,34 +47,13 @@ void bench_parallel(void)
 				back[c][round] = wait_mem_back(base, t0);
 				settle();
 				if (c == REAPER) {
-					drain_gib += m * mb / 1024.0;
-					drain_cpu_s += (reaper_cpu_ns() - cpu0) / 1e9;
+					p->gib += m * mb / 1024.0;
+					p->cpu_s += (reaper_cpu_ns() - cpu0) / 1e9;
 				}
 			}
 		for (c = 0; c < NR_CFG; c++) {
-			t[c] = dist_of(tail[c], n);
-			b[c] = dist_of(back[c], n);
-			if (m == 8) {
-				par_tail[c] = t[c];
-				par_back[c] = b[c];
-				have_par8 = true;
-			}
+			w->tail[c] = dist_of(tail[c], n);
+			w->back[c] = dist_of(back[c], n);
 		}
-		printf("%-4d | %7.1f; %7.1f   | %7.1f; %7.1f   | %7.1f; %7.1f   | back %.2fx, %.2fx; tail 1/%.0f, 1/%.0f\n",
-		       m, t[SYNC].med, b[SYNC].med, t[REAPER].med,
-		       b[REAPER].med, t[SELF].med, b[SELF].med,
-		       b[REAPER].med / b[SYNC].med, b[SELF].med / b[SYNC].med,
-		       t[SYNC].med / t[REAPER].med, t[SYNC].med / t[SELF].med);
-		json_item();
-		fprintf(json, "\"m\": %d, \"size_mb\": %lu", m, mb);
-		for (c = 0; c < NR_CFG; c++) {
-			fprintf(json, ",\n   \"%s\": {", cfg_name[c]);
-			json_dist("all_reaped", &t[c]);
-			fprintf(json, ", ");
-			json_dist("memory_back", &b[c]);
-			fprintf(json, "}");
-		}
-		fprintf(json, "}");
 	}
-	fprintf(json, "]");
 }

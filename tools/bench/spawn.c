@@ -44,19 +44,16 @@ static int set_spawn_cfg(int c)
 	return 0;
 }
 
-double spawn_ratio[2][2][MAX_SAMPLES];	/* [loop][reaper, self][round] */
-static double spawn_base[2][MAX_SAMPLES];
-int spawn_n;
-
-void bench_spawn(void)
+void bench_spawn(struct results *res)
 {
 	static const char *const loop_name[2] = { "fork+exec+wait", "fork+_exit+wait" };
+	double base[2][MAX_SAMPLES], ratio[2][2][MAX_SAMPLES];
+	struct spawn_result *s = &res->spawn;
 	int n = quick ? 3 : 3 * rounds, iters = quick ? 50 : 200;
 	int round, j, l, c;
 
 	if (n > MAX_SAMPLES)
 		n = MAX_SAMPLES;
-	spawn_n = n;
 	fprintf(stderr, "# spawn: %d rounds\n", n);
 	for (round = 0; round < n; round++) {
 		double rate[3][2];
@@ -80,30 +77,18 @@ void bench_spawn(void)
 			rate[0][0], rate[1][0], rate[2][0],
 			rate[0][1], rate[1][1], rate[2][1]);
 		for (l = 0; l < 2; l++) {
-			spawn_base[l][round] = rate[0][l];
-			spawn_ratio[l][0][round] = rate[1][l] / rate[0][l];
-			spawn_ratio[l][1][round] = rate[2][l] / rate[0][l];
+			base[l][round] = rate[0][l];
+			ratio[l][0][round] = rate[1][l] / rate[0][l];
+			ratio[l][1][round] = rate[2][l] / rate[0][l];
 		}
 	}
-	printf("\n3. small processes: loaded rate / not-loaded rate, mean [95%% CI] over %d interleaved rounds of %d, %d ms idle after each (un)load\n",
-	       n, iters, spawn_settle_ms);
-	json_array("spawn");
+	s->n = n;
+	s->iters = iters;
+	s->settle_ms = spawn_settle_ms;
 	for (l = 0; l < 2; l++) {
-		struct ci base = ci_of(spawn_base[l], n);
-		struct ci r = ci_of(spawn_ratio[l][0], n);
-		struct ci s = ci_of(spawn_ratio[l][1], n);
-
-		printf("%-16s not loaded %7.0f/s | reaper %.4f [%.4f, %.4f] | self %.4f [%.4f, %.4f]\n",
-		       loop_name[l], base.mean, r.mean, r.lo, r.hi, s.mean,
-		       s.lo, s.hi);
-		json_item();
-		fprintf(json, "\"loop\": \"%s\", \"rounds\": %d, \"iterations\": %d, "
-			"\"settle_ms\": %d, \"unloaded_per_s\": %.1f, "
-			"\"reaper_ratio\": {\"mean\": %.4f, \"ci95\": [%.4f, %.4f]}, "
-			"\"self_ratio\": {\"mean\": %.4f, \"ci95\": [%.4f, %.4f]}}",
-			loop_name[l], n, iters, spawn_settle_ms, base.mean,
-			r.mean, r.lo, r.hi,
-			s.mean, s.lo, s.hi);
+		s->loop[l].name = loop_name[l];
+		s->loop[l].base = ci_of(base[l], n);
+		s->loop[l].ratio[0] = ci_of(ratio[l][0], n);
+		s->loop[l].ratio[1] = ci_of(ratio[l][1], n);
 	}
-	fprintf(json, "]");
 }

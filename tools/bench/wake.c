@@ -35,8 +35,9 @@ static int task_cpu_of(pid_t pid)
  * the same, and kill -> waitid in each case (in sync mode that includes
  * the whole teardown).
  */
-void bench_wake(void)
+void bench_wake(struct results *res)
 {
+	struct wake_result *w = &res->wake;
 	const unsigned long mb = 256;
 	int n = quick ? 4 : 3 * rounds, round, j, c;
 	uint64_t lat[NR_CFG][2][MAX_SAMPLES];
@@ -70,23 +71,14 @@ void bench_wake(void)
 			lat[c][same][cnt[c][same]++] = dt;
 			settle();
 		}
-	printf("\n6. where the parent wakes from waitpid() (%d kills of %lu MiB per mode): on the child's CPU or another; wake latency, ms: median (p90)\n",
-	       n, mb);
-	json_array("wake");
+	w->mb = mb;
+	w->n = n;
 	for (c = 0; c < NR_CFG; c++) {
-		struct dist s = dist_of(lat[c][1], cnt[c][1]);
-		struct dist o = dist_of(lat[c][0], cnt[c][0]);
+		struct wake_mode *m = &w->mode[c];
 
-		printf("%-6s child's CPU %2d of %2d: %6.1f (%6.1f) | other CPU %2d: %6.1f (%6.1f)\n",
-		       cfg_name[c], cnt[c][1], n, s.med, s.p90, cnt[c][0],
-		       o.med, o.p90);
-		json_item();
-		fprintf(json, "\"mode\": \"%s\", \"size_mb\": %lu, \"n\": %d, \"same_cpu\": %d, ",
-			cfg_name[c], mb, n, cnt[c][1]);
-		json_dist("latency_same_cpu", &s);
-		fprintf(json, ", ");
-		json_dist("latency_other_cpu", &o);
-		fprintf(json, "}");
+		m->same = cnt[c][1];
+		m->other = cnt[c][0];
+		m->lat_same = dist_of(lat[c][1], cnt[c][1]);
+		m->lat_other = dist_of(lat[c][0], cnt[c][0]);
 	}
-	fprintf(json, "]");
 }

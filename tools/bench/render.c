@@ -1,0 +1,472 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * exit_latency: the one renderer. What the sections found (struct results)
+ * goes to the text report on stdout and to the JSON file, each figure by
+ * one call that names both its JSON key and its text format, so that the
+ * two cannot drift apart. write_plot() writes the gnuplot data.
+ */
+#include "bench.h"
+
+/*
+ * The emitter. Each value is emitted once, with its JSON key and its text
+ * format (NULL: JSON only; out_text(): text only). A format takes one
+ * conversion of the value's type (%ld, %f, %s); out_dist()'s up to three
+ * %f (median, p90, p99), out_ci()'s three (mean, low end, high end). A
+ * NULL key: an array's element (or the outermost object). Objects and
+ * arrays nest until out_end(); @indent >= 0: the one opened starts a new
+ * line in JSON, indented so.
+ */
+
+static FILE *json;
+
+#define MAX_DEPTH 8
+static struct {
+	char close;		/* '}' or ']' */
+	int members;		/* written so far */
+} level[MAX_DEPTH];
+static int depth = -1;		/* the open object or array; -1: none */
+static int next_indent = -1;	/* out_nl() */
+
+void render_open(const char *json_path)
+{
+	json = fopen(json_path, "w");
+	if (!json)
+		die("%s: %s", json_path, strerror(errno));
+	setvbuf(stdout, NULL, _IOLBF, 0);
+}
+
+static void out_close(void)
+{
+	fputc('\n', json);
+	fclose(json);
+}
+
+static void __attribute__((format(printf, 1, 2)))
+out_text(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+}
+
+/*
+ * Before a value in the open object or array: the separator, the line
+ * break and @indent if @indent >= 0 (or out_nl() asked for one), @key
+ * (NULL: an array's element, or the outermost object).
+ */
+static void member(const char *key, int indent)
+{
+	bool first = depth < 0 || !level[depth].members++;
+
+	if (next_indent >= 0) {
+		indent = next_indent;
+		next_indent = -1;
+	}
+	if (!first)
+		fputc(',', json);
+	if (indent >= 0)
+		fprintf(json, "\n%*s", indent, "");
+	else if (!first)
+		fputc(' ', json);
+	if (key)
+		fprintf(json, "\"%s\": ", key);
+}
+
+static void open_level(const char *key, int indent, char open, char close)
+{
+	if (depth + 1 == MAX_DEPTH)
+		die("JSON nested too deep");
+	member(key, indent);
+	fputc(open, json);
+	depth++;
+	level[depth].close = close;
+	level[depth].members = 0;
+}
+
+static void out_obj(const char *key, int indent)
+{
+	open_level(key, indent, '{', '}');
+}
+
+static void out_arr(const char *key, int indent)
+{
+	open_level(key, indent, '[', ']');
+}
+
+/* An object in the open array, on a line of its own. */
+static void out_item(void)
+{
+	out_obj(NULL, 2);
+}
+
+static void out_end(void)
+{
+	fputc(level[depth--].close, json);
+}
+
+/* The next value in JSON starts a new line, indented by @indent. */
+static void out_nl(int indent)
+{
+	next_indent = indent;
+}
+
+static void out_int(const char *key, const char *fmt, long v)
+{
+	member(key, -1);
+	fprintf(json, "%ld", v);
+	if (fmt)
+		printf(fmt, v);
+}
+
+/* @prec: the digits after the point in JSON */
+static void out_num(const char *key, int prec, const char *fmt, double v)
+{
+	member(key, -1);
+	fprintf(json, "%.*f", prec, v);
+	if (fmt)
+		printf(fmt, v);
+}
+
+static void out_str(const char *key, const char *fmt, const char *s)
+{
+	member(key, -1);
+	fprintf(json, "\"%s\"", s);
+	if (fmt)
+		printf(fmt, s);
+}
+
+static void out_bool(const char *key, bool v)
+{
+	member(key, -1);
+	fputs(v ? "true" : "false", json);
+}
+
+/* JSON: every figure of @d; text: @fmt of its median, p90, p99 */
+static void out_dist(const char *key, const char *fmt, const struct dist *d)
+{
+	out_obj(key, -1);
+	out_int("n", NULL, d->n);
+	out_num("median_ms", 3, NULL, d->med);
+	out_num("p10_ms", 3, NULL, d->p10);
+	out_num("p90_ms", 3, NULL, d->p90);
+	out_num("p99_ms", 3, NULL, d->p99);
+	out_num("min_ms", 3, NULL, d->min);
+	out_num("max_ms", 3, NULL, d->max);
+	out_end();
+	if (fmt)
+		printf(fmt, d->med, d->p90, d->p99);
+}
+
+/* a mean and its 95% confidence interval */
+static void out_ci(const char *key, const char *fmt, const struct ci *c)
+{
+	out_obj(key, -1);
+	out_num("mean", 4, NULL, c->mean);
+	out_arr("ci95", -1);
+	out_num(NULL, 4, NULL, c->lo);
+	out_num(NULL, 4, NULL, c->hi);
+	out_end();
+	out_end();
+	if (fmt)
+		printf(fmt, c->mean, c->lo, c->hi);
+}
+
+/* The sections, in the order of main.c's table. */
+
+void render_run(const struct results *r)
+{
+	const struct run_info *i = &r->run;
+
+	out_obj(NULL, -1);
+	out_str("kernel", "=== exit_latency on Linux %s", i->kernel);
+	out_int("mem_mb", ", %ld MiB", i->mem_mb);
+	out_int("cpus", ", %ld CPUs", i->cpus);
+	out_str("module_params", "; module loaded with %s", i->module_params);
+	out_int("rounds", "; %ld rounds", i->rounds);
+	out_bool("quick", i->quick);
+	out_str("sections", "; sections %s\n", i->sections);
+}
+
+void render_latency(const struct results *res)
+{
+	const struct lat_result *l = &res->latency;
+	int i, c;
+
+	out_text("\n1. kill->waitpid() latency, ms: median (p90 / p99); memory back = kill until the memory is free again\n");
+	out_text("%-6s %6s %-4s | %-22s | %-22s | %-22s | %9s %9s\n", "kind",
+		 "MiB", "exit", "sync", "reaper", "self", "sync/reap",
+		 "sync/self");
+	out_arr("latency", 0);
+	for (i = 0; i < l->nr; i++) {
+		const struct lat_row *r = &l->rows[i];
+		const struct dist *d = r->d, *b = r->b;
+
+		out_item();
+		out_str("kind", "%-6s", kind_name[r->kind]);
+		out_int("size_mb", " %6ld", r->mb);
+		out_str("exit", " %-4s |", r->voluntary ? "exit" : "kill");
+		for (c = 0; c < NR_CFG; c++) {
+			out_obj(cfg_name[c], 3);
+			out_dist("latency", " %7.1f (%5.1f / %5.1f) |", &d[c]);
+			/* in the text, on a line of its own below */
+			if (b[c].n)
+				out_dist("memory_back", NULL, &b[c]);
+			out_end();
+		}
+		out_text(" %8.0fx %8.0fx\n", d[SYNC].med / d[REAPER].med,
+			 d[SYNC].med / d[SELF].med);
+		if (b[SYNC].n)
+			out_text("%-17s | %7.1f               | %7.1f               | %7.1f               | %8.2fx %8.2fx\n",
+				 "  memory back", b[SYNC].med, b[REAPER].med,
+				 b[SELF].med, b[REAPER].med / b[SYNC].med,
+				 b[SELF].med / b[SYNC].med);
+		out_end();
+	}
+	out_end();
+}
+
+void render_parallel(const struct results *res)
+{
+	const struct par_result *p = &res->parallel;
+	int i, c;
+
+	out_text("\n2. M children of %lu MiB killed together, ms: all reaped; memory back (median of %d)\n",
+		 p->mb, p->n);
+	out_text("%-4s | %-19s | %-19s | %-19s | %-19s\n", "M", "sync",
+		 "reaper", "self", "reaper/sync, self/sync");
+	out_arr("parallel", 0);
+	for (i = 0; i < p->nr; i++) {
+		const struct par_row *w = &p->rows[i];
+		const struct dist *t = w->tail, *b = w->back;
+
+		if (w->skipped) {
+			out_text("%-4d | skipped: %lu MiB does not fit this guest\n",
+				 w->m, w->m * p->mb);
+			continue;
+		}
+		out_item();
+		out_int("m", "%-4ld |", w->m);
+		out_int("size_mb", NULL, p->mb);
+		for (c = 0; c < NR_CFG; c++) {
+			out_obj(cfg_name[c], 3);
+			out_dist("all_reaped", " %7.1f;", &t[c]);
+			out_dist("memory_back", " %7.1f   |", &b[c]);
+			out_end();
+		}
+		out_text(" back %.2fx, %.2fx; tail 1/%.0f, 1/%.0f\n",
+			 b[REAPER].med / b[SYNC].med, b[SELF].med / b[SYNC].med,
+			 t[SYNC].med / t[REAPER].med, t[SYNC].med / t[SELF].med);
+		out_end();
+	}
+	out_end();
+}
+
+void render_spawn(const struct results *res)
+{
+	const struct spawn_result *s = &res->spawn;
+	int l;
+
+	out_text("\n3. small processes: loaded rate / not-loaded rate, mean [95%% CI] over %d interleaved rounds of %d, %d ms idle after each (un)load\n",
+		 s->n, s->iters, s->settle_ms);
+	out_arr("spawn", 0);
+	for (l = 0; l < 2; l++) {
+		const struct spawn_loop *p = &s->loop[l];
+
+		out_item();
+		out_str("loop", "%-16s", p->name);
+		out_int("rounds", NULL, s->n);
+		out_int("iterations", NULL, s->iters);
+		out_int("settle_ms", NULL, s->settle_ms);
+		out_num("unloaded_per_s", 1, " not loaded %7.0f/s", p->base.mean);
+		out_ci("reaper_ratio", " | reaper %.4f [%.4f, %.4f]", &p->ratio[0]);
+		out_ci("self_ratio", " | self %.4f [%.4f, %.4f]\n", &p->ratio[1]);
+		out_end();
+	}
+	out_end();
+}
+
+/* A line of 4.: mode @c of @all, @how (in JSON, @key_how) */
+static void render_cpu_res(const char *how, const char *key_how,
+			   const struct cpu_res *all, enum cfg c)
+{
+	const struct cpu_res *r = &all[c];
+	char key[32];
+
+	snprintf(key, sizeof(key), "%s_%s", key_how, cfg_name[c]);
+	out_obj(key, 2);
+	out_text("%-12s %-6s", how, cfg_name[c]);
+	out_num("child_ms", 3, " child %7.1f", r->child_ms);
+	out_num("reaper_ms", 3, " + reaper %7.1f", r->reaper_ms);
+	out_text(" = %7.1f  (%.3fx sync)", r->child_ms + r->reaper_ms,
+		 cpu_ratio(all, c));
+	/* the text: reaper mode only, how often it lost its CPU */
+	out_num("reaper_preempted", 2,
+		c == REAPER ? ", reaper preempted %.1fx" : NULL, r->preempted);
+	out_num("reaper_migrated", 2,
+		c == REAPER && r->migrated >= 0 ? ", migrated %.1fx" : NULL,
+		r->migrated);
+	out_text("%s\n", c == REAPER ? " per teardown" : "");
+	out_end();
+}
+
+void render_cpu(const struct results *res)
+{
+	const struct cpu_result *r = &res->cpu;
+	int c;
+
+	out_text("\n4. CPU per %lu MiB teardown, ms (mean of %d x %d): exit path in the child's cgroup + mm_reaper\n",
+		 r->mb, r->rounds, r->n);
+	out_obj("cpu", 0);
+	out_int("size_mb", NULL, r->mb);
+	out_int("teardowns", NULL, r->n);
+	out_int("rounds", NULL, r->rounds);
+	for (c = 0; c < NR_CFG; c++)
+		render_cpu_res("drained", "drained", r->drained, c);
+	for (c = 0; c < 2; c++)
+		render_cpu_res("back-to-back", "overlap", r->overlap, c);
+	out_end();
+}
+
+void render_drain(const struct results *res)
+{
+	const struct drain_result *d = &res->drain;
+
+	if (d->cpu_s <= 0)
+		return;
+	out_obj("drain", 0);
+	out_num("gib", 3, "\n5. drain: %.2f GiB torn down", d->gib);
+	out_num("reaper_cpu_s", 3, " in %.2f s of reaper CPU", d->cpu_s);
+	out_num("gib_per_cpu_s", 3, " = %.2f GiB/s\n", d->gib / d->cpu_s);
+	out_end();
+}
+
+void render_wake(const struct results *res)
+{
+	const struct wake_result *w = &res->wake;
+	int c;
+
+	out_text("\n6. where the parent wakes from waitpid() (%d kills of %lu MiB per mode): on the child's CPU or another; wake latency, ms: median (p90)\n",
+		 w->n, w->mb);
+	out_arr("wake", 0);
+	for (c = 0; c < NR_CFG; c++) {
+		const struct wake_mode *m = &w->mode[c];
+
+		out_item();
+		out_str("mode", "%-6s", cfg_name[c]);
+		out_int("size_mb", NULL, w->mb);
+		out_int("n", NULL, w->n);
+		out_int("same_cpu", " child's CPU %2ld", m->same);
+		out_text(" of %2d:", w->n);
+		out_dist("latency_same_cpu", " %6.1f (%6.1f)", &m->lat_same);
+		out_text(" | other CPU %2d:", m->other);
+		out_dist("latency_other_cpu", " %6.1f (%6.1f)\n", &m->lat_other);
+		out_end();
+	}
+	out_end();
+}
+
+/* the JSON keys of struct split_result's s[] */
+static const char *const split_name[NR_SPLIT] = {
+	"alone", "next_child_allocating", "cpu_shared", "both"
+};
+
+void render_cpusplit(const struct results *res)
+{
+	const struct split_result *r = &res->cpusplit;
+	const struct cpu_res *s = r->s;
+	int c;
+
+	out_text("\n7. reaper CPU per %lu MiB teardown, ms (mean of %d x %d); reaper pinned to CPU 0, parent and children to CPU 1\n",
+		 r->mb, r->rounds, r->n);
+	if (r->skipped) {
+		out_text("skipped: needs 2 CPUs\n");
+		return;
+	}
+	out_text("%-13s%-27s%s\n", "", "each teardown alone",
+		 "next child allocating");
+	out_obj("cpusplit", 0);
+	out_int("size_mb", NULL, r->mb);
+	out_int("teardowns", NULL, r->n);
+	out_int("rounds", NULL, r->rounds);
+	/* two to a line: the next child allocating or not */
+	for (c = 0; c < NR_SPLIT; c++) {
+		bool right = c & 1;
+
+		if (!right)
+			out_text("%-10s", c ? "CPU shared" : "own CPU");
+		out_obj(split_name[c], 2);
+		out_num("reaper_ms", 3, right ? "  %6.1f" : " %6.1f",
+			s[c].reaper_ms);
+		out_text(" (%.3fx,", s[c].reaper_ms / s[0].reaper_ms);
+		out_num("reaper_preempted", 2,
+			right ? " %4.1f pre)\n" : " %4.1f pre)", s[c].preempted);
+		out_end();
+	}
+	out_text("(x: relative to the reaper alone on its own CPU; pre: preemptions per teardown; CPU shared: a nice 19 spinner on CPU 0)\n");
+	out_end();
+}
+
+void render_targets(const struct results *res)
+{
+	const struct target_result *t = &res->targets;
+	int i;
+
+	if (t->heading)
+		out_text("\nTargets (issue 5), per mode:\n");
+	out_arr("targets", 0);
+	for (i = 0; i < t->nr; i++) {
+		const struct target *x = &t->t[i];
+
+		out_item();
+		out_str("target", "%-62s", x->what);
+		out_num("value", 4, " %9.4f", x->value);
+		out_str("op", " %s", x->op);
+		out_num("limit", 4, " %-8.4f", x->limit);
+		out_bool("met", x->met);
+		out_text(" %s\n", x->met ? "met" : "MISSED");
+		out_end();
+	}
+	out_end();
+}
+
+/*
+ * The ends: the JSON's (the time so far; the file is closed), the text's
+ * (the time after the module's unload, later).
+ */
+void render_json_end(double elapsed_s)
+{
+	out_nl(0);
+	out_num("elapsed_s", 0, NULL, elapsed_s);
+	out_end();
+	out_close();
+}
+
+void render_text_end(double elapsed_s)
+{
+	out_text("=== end (%.0f s)\n", elapsed_s);
+}
+
+/* gnuplot data: size, then the sync, reaper and self medians, p10, p90 */
+void write_plot(const char *path, const struct lat_result *l)
+{
+	FILE *f = fopen(path, "w");
+	int i, c;
+
+	if (!f)
+		die("%s: %s", path, strerror(errno));
+	fprintf(f, "# size_mb sync(med p10 p90) reaper(med p10 p90) self(med p10 p90), ms\n");
+	for (i = 0; i < l->nr; i++) {
+		const struct lat_row *r = &l->rows[i];
+
+		if (r->kind != K_ANON || r->voluntary)
+			continue;
+		fprintf(f, "%lu", r->mb);
+		for (c = 0; c < NR_CFG; c++)
+			fprintf(f, " %.3f %.3f %.3f", r->d[c].med, r->d[c].p10,
+				r->d[c].p90);
+		fprintf(f, "\n");
+	}
+	fclose(f);
+}

@@ -30,3 +30,5 @@ for src in "$top"/tools/*.c "$top"/tests/harness/*_test.c \
 done
 # amtctl is dynamically linked (libkmod): run-guest.sh ships its libraries
 "$top/scripts/build-amtctl.sh" "$out"
+# Debian's earlyoom (bookworm), for the userspace OOM killer test
+"$top/scripts/guest-prog.sh" earlyoom usr/bin/earlyoom "$out"

@@ -187,8 +187,11 @@ static void run(void)
 	 * Never slower than inline; in mode=self (the default) at least 2x
 	 * faster. In reaper mode a full-suite boot on 6.1 once measured
 	 * 86.6 ms against 136.7 ms inline (other boots: 26-38 ms), the
-	 * plain process 6.9 ms: the reaper, woken at exit_notify(), costs the
-	 * vhost owner's exit something not yet explained (issue 17 note).
+	 * plain process 6.9 ms. When the vhost worker thread drops the mm
+	 * last, its exit_notify() wakes the reaper (or starts its own self
+	 * teardown) while the main thread still waits in the release's
+	 * synchronize_rcu(), and that grace period ended only with the
+	 * teardown (design.md, "Late final drops").
 	 */
 	amt_assert(on[1] * (strcmp(amt_mode, "self") ? 1 : 2) < off[1],
 		   "vhost owner: deferred %.1f ms not %s below inline %.1f ms",

@@ -11,6 +11,8 @@
 #   make bench             the benchmarks (docs/benchmarks.md), ~30 min under TCG
 #   make bench-icount      the small-process cost alone, under QEMU -icount
 #   make check-debug       the guest suite and a soak on a KASAN/lockdep kernel
+#   make check-workloads   the workload tests at full length (a 1 GiB service
+#                          restarted 50 times per mode), ~16 min under TCG
 #   make clean
 #
 # KERNEL selects the Debian kernel booted in the guest: bookworm (Debian 12,
@@ -21,8 +23,8 @@
 
 KERNEL ?= bookworm
 
-.PHONY: all module check check-package check-debug demo bench bench-icount \
-	unit clean
+.PHONY: all module check check-package check-debug check-workloads demo \
+	bench bench-icount unit clean
 
 all: module
 
@@ -49,6 +51,9 @@ bench-icount:
 
 check-debug:
 	scripts/check-debug.sh
+
+check-workloads:
+	scripts/check-workloads.sh $(KERNEL)
 
 unit:
 	mkdir -p build/unit

@@ -821,16 +821,21 @@ static void amt_meminfo_diff(const long *base)
 				 base[i], now[i]);
 }
 
-/* KEY=N on the kernel command line, 1 if absent or 0. */
-static unsigned int amt_cmdline_factor(const char *key)
+unsigned int amt_cmdline_uint(const char *key, unsigned int def)
 {
 	char buf[1024], *p;
-	unsigned int v = 1;
+	unsigned int v = def;
 
 	if (amt_read_file("/proc/cmdline", buf, sizeof(buf)) > 0 &&
 	    (p = strstr(buf, key)))
-		v = strtoul(p + strlen(key), NULL, 10) ?: 1;
+		v = strtoul(p + strlen(key), NULL, 10);
 	return v;
+}
+
+/* KEY=N on the kernel command line, 1 if absent or 0. */
+static unsigned int amt_cmdline_factor(const char *key)
+{
+	return amt_cmdline_uint(key, 1) ?: 1;
 }
 
 unsigned int amt_slow(void)

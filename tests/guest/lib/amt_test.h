@@ -55,6 +55,11 @@ unsigned int amt_slow(void);
  * measure teardowns themselves (memory back within 1 s).
  */
 unsigned int amt_teardown_slow(void);
+/*
+ * KEY=N on the kernel command line (KEY with its "="), @def if absent: how
+ * a boot asks a test for a longer run (scripts/check-workloads.sh).
+ */
+unsigned int amt_cmdline_uint(const char *key, unsigned int def);
 
 #define AMT_TEST_(n, b, timeout, f, self)				\
 	int main(int argc, char **argv)					\

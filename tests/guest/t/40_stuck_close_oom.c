@@ -1,0 +1,156 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Memory pressure inside the hand-off window does not kill anyone. A 1 GiB
+ * process whose close blocks after exit_mm() (29_stuck_close's device) is
+ * killed; its mm is deferred (a self-mode stash, or queued for a reaper
+ * not yet woken: the wake-up is owed at exit_notify(), which the blocked
+ * close delays), and either waits up to AMT_STASH_MAX (100 ms) for the
+ * timer. Right then a second process that has filled the rest of RAM
+ * (MemAvailable and the per-CPU free lists, to 8 MiB) asks
+ * for 512 MiB more: without the module the dead process's memory would
+ * already be free, so that allocation must succeed with the module too,
+ * with no OOM kill, because reclaim (the shrinker) and the OOM notifier see
+ * the deferred pages and have them torn down. Reclaim must have met them
+ * (the shrinker or the OOM notifier ran while they were deferred): that
+ * is what this test is about, and it says so if the pressure came late.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "../lib/amt_test.h"
+
+#define MB 1024
+#define MORE_MB 512
+#define SLACK_MB 8
+
+static void victim(void *unused)
+{
+	if (open(AMT_BLOCK_DEV, O_RDONLY) < 0)
+		_exit(5);
+	amt_map_anon(MB);
+}
+
+/* Fills @fill MiB, says 'r'; on 'g' asks for MORE_MB more, says 'd'. */
+static pid_t presser(unsigned long fill, int *to, int *from)
+{
+	int a[2], b[2];
+	pid_t pid;
+	char c;
+
+	amt_assert(!pipe(a) && !pipe(b), "pipe: %s", strerror(errno));
+	pid = fork();
+	amt_assert(pid >= 0, "fork: %s", strerror(errno));
+	if (!pid) {
+		close(a[1]);
+		close(b[0]);
+		/* the OOM killer's choice, if it had to choose */
+		amt_write_file("/proc/self/oom_score_adj", "0");
+		amt_map_anon(fill);
+		if (write(b[1], "r", 1) != 1 || read(a[0], &c, 1) != 1)
+			_exit(3);
+		amt_map_anon(MORE_MB);
+		if (write(b[1], "d", 1) != 1)
+			_exit(4);
+		for (;;)
+			pause();
+	}
+	close(a[0]);
+	close(b[1]);
+	*to = a[1];
+	*from = b[0];
+	return pid;
+}
+
+/*
+ * Free pages on the per-CPU lists, in MiB: free, but in neither MemFree
+ * nor MemAvailable. Since 6.7 they grow under bulk freeing to over a
+ * hundred MiB (7.2 here), which would leave the presser far from reclaim.
+ */
+static long pcp_mb(void)
+{
+	FILE *f = fopen("/proc/zoneinfo", "r");
+	char line[256];
+	long pages = 0, n;
+
+	amt_assert(f, "no /proc/zoneinfo");
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, " count: %ld", &n) == 1)
+			pages += n;
+	fclose(f);
+	return pages * (sysconf(_SC_PAGESIZE) / 1024) / 1024;
+}
+
+/* One byte from @fd within @ms, or 0. */
+static char get(int fd, int ms)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	char c = 0;
+
+	if (poll(&p, 1, ms) == 1 && read(fd, &c, 1) != 1)
+		c = 0;
+	return c;
+}
+
+static void run(void)
+{
+	long oom0, q0, s0, d0, h0, avail;
+	int to, from, i, status;
+	uint64_t t0, t_go;
+	pid_t v, p;
+	char cap[32];
+
+	amt_helper_load();
+	amt_write_file(AMT_HELPER "hold", "0");
+	for (i = 0; i < 1000 && amt_helper_get("blocked") != 0; i++)
+		usleep(10000);
+	amt_assert(amt_helper_get("blocked") == 0, "a close is still blocked");
+	snprintf(cap, sizeof(cap), "%ld", amt_mem_total_kb() / 4 * 3 / 4);
+	amt_assert(!amt_param_set("max_pending_pages", cap), "cannot set cap");
+	amt_assert(!amt_write_file(AMT_HELPER "hold", "1"), "cannot hold");
+	v = amt_hog_fn(victim, NULL);
+	avail = amt_mem_available_kb() / 1024 + pcp_mb();
+	amt_assert(avail > MORE_MB + SLACK_MB + 256,
+		   "only %ld MiB available next to the 1 GiB victim", avail);
+	amt_write_file("/proc/self/oom_score_adj", "-1000");
+	p = presser(avail - SLACK_MB, &to, &from);
+	amt_assert(get(from, 120000) == 'r', "the presser did not fill RAM");
+	oom0 = amt_vmstat("oom_kill");
+	q0 = amt_stat("queued");
+	s0 = amt_stat("shrinker_scans");
+	d0 = amt_stat("oom_drains");
+	h0 = amt_stat("handoffs");
+	t0 = amt_now_ns();
+	kill(v, SIGKILL);
+	/* its exit is past exit_mm() (deferred) once the close blocks */
+	for (i = 0; i < 10000 && amt_helper_get("blocked") < 1; i++)
+		usleep(500);
+	t_go = amt_now_ns();
+	amt_assert(write(to, "g", 1) == 1, "cannot start the presser");
+	amt_assert(amt_helper_get("blocked") == 1, "the close never blocked");
+	amt_assert(get(from, 60000) == 'd',
+		   "the presser's %d MiB did not come (oom_kill +%ld)", MORE_MB,
+		   amt_vmstat("oom_kill") - oom0);
+	amt_note("kill->go %.1f ms, kill->512 MiB more %.0f ms; queued +%ld, shrinker_scans +%ld, oom_drains +%ld, handoffs +%ld",
+		 (t_go - t0) / 1e6, (amt_now_ns() - t0) / 1e6,
+		 amt_stat("queued") - q0, amt_stat("shrinker_scans") - s0,
+		 amt_stat("oom_drains") - d0, amt_stat("handoffs") - h0);
+	amt_assert(waitpid(p, &status, WNOHANG) == 0, "the presser died");
+	amt_assert(amt_vmstat("oom_kill") == oom0, "OOM kills: +%ld",
+		   amt_vmstat("oom_kill") - oom0);
+	amt_assert(amt_stat("queued") - q0 == 1, "the victim was not deferred");
+	/* the window was met: reclaim ran while its pages were deferred */
+	amt_assert(amt_stat("shrinker_scans") - s0 + amt_stat("oom_drains") - d0 > 0,
+		   "no reclaim met the deferred pages (kill->go %.1f ms): the pressure came too late",
+		   (t_go - t0) / 1e6);
+	kill(p, SIGKILL);
+	amt_reap(p);
+	amt_write_file(AMT_HELPER "hold", "0");
+	amt_reap(v);
+}
+
+AMT_TEST_BOTH("stuck_close_oom", "memory pressure while a dead 1 GiB process's close blocks (inside the 100 ms hand-off window) is served by tearing it down: no OOM kill, the allocation succeeds", 300, run)

@@ -26,8 +26,10 @@ if [ -z "$ver" ] || [ "$ver" = "(none)" ]; then
 	apt-get update -qq >&2
 	ver=$(candidate "$pkg")
 fi
-[ -n "$ver" ] && [ "$ver" != "(none)" ] ||
-	{ echo "guest-program: no candidate for package '$pkg'" >&2; exit 1; }
+if [ -z "$ver" ] || [ "$ver" = "(none)" ]; then
+	echo "guest-program: no candidate for package '$pkg'" >&2
+	exit 1
+fi
 dir=$cache/guest-programs/${pkg}_$ver
 if [ -d "$dir/root" ]; then
 	echo "$dir"

@@ -15,7 +15,8 @@
 # here), -I runs the guest under TCG's -icount (guest time counts
 # executed instructions, 1 ns each: host load cannot change a guest
 # timing; one vCPU, see below). Dynamically linked guest programs
-# (build/guest/dyn/*) go to /usr/bin with the libraries ldd names.
+# (build/guest/dyn/*) and Debian's crun (scripts/guest-program.sh fetches
+# it and the libraries it links) go to /usr/bin with what ldd names.
 #
 # RUN is suite (default), demo, bench, or a harness self-test mode. Prints
 # unnumbered TAP lines ("ok - name", "not ok - name # why") on stdout: the
@@ -48,6 +49,8 @@ eval "$("$top/scripts/kernel.sh" "$suite")"
 # the tests' fixture module (tests/guest/helper/), loaded by tests that need it
 helper=$("$top/scripts/build-helper.sh" "$suite")
 "$top/scripts/build-guest.sh" "$top/build/guest"
+# Debian programs the guest tests run, unpacked from their packages
+crun=$("$top/scripts/guest-program.sh" crun)
 
 # initramfs: busybox, /init, the module, the selected tests, the tools
 # Per-invocation names: several runs may share the tree.
@@ -81,15 +84,31 @@ for glob in "${globs[@]}"; do
 	done
 done
 cp "$top"/build/guest/tools/* "$stage/tools/" 2>/dev/null || true
-for prog in "$top"/build/guest/dyn/*; do
-	[ -x "$prog" ] || continue
+# PROG to the guest's /usr/bin with the libraries ldd names; those found
+# in TREE (an unpacked Debian package tree) go to the same path in the guest
+ship() { # PROG [TREE]
+	local prog=$1 tree=${2:-} libpath='' lib dst out
+	[ -z "$tree" ] ||
+		libpath=$tree/lib/x86_64-linux-gnu:$tree/usr/lib/x86_64-linux-gnu
+	out=$(LD_LIBRARY_PATH=$libpath ldd "$prog")
+	if grep -q 'not found' <<< "$out"; then
+		echo "run-guest: $prog: $(grep 'not found' <<< "$out" | tr -s '\t\n' '  ')" >&2
+		exit 1
+	fi
 	mkdir -p "$stage/usr/bin"
 	cp "$prog" "$stage/usr/bin/"
-	for lib in $(ldd "$prog" | grep -o '/[^ ]*'); do
-		mkdir -p "$stage$(dirname "$lib")"
-		cp -L "$lib" "$stage$lib"
+	for lib in $(grep -o '/[^ ]*' <<< "$out"); do
+		dst=$lib
+		[ -z "$tree" ] || dst=${lib#"$tree"}
+		mkdir -p "$stage$(dirname "$dst")"
+		cp -L "$lib" "$stage$dst"
 	done
+}
+for prog in "$top"/build/guest/dyn/*; do
+	[ -x "$prog" ] && ship "$prog"
 done
+# Debian's crun, an OCI runtime, with its libraries (crun_lifecycle)
+ship "$crun/root/usr/bin/crun" "$crun/root"
 initrd=$stage.cpio
 (cd "$stage" && find . | cpio -o -H newc --quiet) > "$initrd"
 

@@ -36,5 +36,3 @@ if [ ! -e "$bench" ] || [ -n "$(find "$top/tools/bench" "$lib" \
 fi
 # amtctl is dynamically linked (libkmod): run-guest.sh ships its libraries
 "$top/scripts/build-amtctl.sh" "$out"
-# Debian's earlyoom (bookworm), for the userspace OOM killer test
-"$top/scripts/guest-prog.sh" earlyoom usr/bin/earlyoom "$out"

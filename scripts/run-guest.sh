@@ -15,8 +15,9 @@
 # here), -I runs the guest under TCG's -icount (guest time counts
 # executed instructions, 1 ns each: host load cannot change a guest
 # timing; one vCPU, see below). Dynamically linked guest programs
-# (build/guest/dyn/*) and Debian's crun (scripts/guest-program.sh fetches
-# it and the libraries it links) go to /usr/bin with what ldd names.
+# (build/guest/dyn/*) and Debian's crun and earlyoom (scripts/guest-program.sh
+# fetches them and the libraries they link) go to /usr/bin with what ldd
+# names.
 #
 # RUN is suite (default), demo, bench, or a harness self-test mode. Prints
 # unnumbered TAP lines ("ok - name", "not ok - name # why") on stdout: the
@@ -51,6 +52,7 @@ helper=$("$top/scripts/build-helper.sh" "$suite")
 "$top/scripts/build-guest.sh" "$top/build/guest"
 # Debian programs the guest tests run, unpacked from their packages
 crun=$("$top/scripts/guest-program.sh" crun)
+earlyoom=$("$top/scripts/guest-program.sh" earlyoom)
 
 # initramfs: busybox, /init, the module, the selected tests, the tools
 # Per-invocation names: several runs may share the tree.
@@ -109,6 +111,8 @@ for prog in "$top"/build/guest/dyn/*; do
 done
 # Debian's crun, an OCI runtime, with its libraries (crun_lifecycle)
 ship "$crun/root/usr/bin/crun" "$crun/root"
+# Debian's earlyoom, a userspace OOM killer (userspace_oom)
+ship "$earlyoom/root/usr/bin/earlyoom" "$earlyoom/root"
 initrd=$stage.cpio
 (cd "$stage" && find . | cpio -o -H newc --quiet) > "$initrd"
 

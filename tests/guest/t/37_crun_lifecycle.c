@@ -60,7 +60,7 @@
 #define ID "amt-ctr"
 #define HOG_ENV "AMT_CRUN_HOG"
 #define MB 1024
-#define ROUNDS 3
+#define ROUNDS 2
 
 /*
  * The container's process: this same static binary, copied into the

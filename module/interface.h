@@ -3,7 +3,7 @@
  * What user space sees of async_mm_teardown, defined once: every line of
  * the debugfs stats file and every module parameter. Plain C macros and
  * nothing else, so that the module (debugfs.c, main.c), amtctl
- * (tools/amtctl) and the guest tests (tests/guest/lib) all include this
+ * (tools/amtctl) and the guest tests (tools/lib/amt_guest.h) all include this
  * same file; tests/unit/test_interface.c checks it on the host.
  *
  * AMT_STAT_LIST(X) expands X(name, kind, unit, metric, label, help) once per

@@ -6,12 +6,15 @@ set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 out=${1:-$top/build/guest}
 mkdir -p "$out/tests" "$out/tools"
-cflags=(-static -O2 -g0 -Wall -Wextra -Wno-unused-parameter -Werror -D_GNU_SOURCE -pthread)
-lib=$top/tests/guest/lib/amt_test.c
+# the guest library the tests, the benchmark, the demo and the soak share
+lib=$top/tools/lib/amt_guest.c
+hdrs=("$top/tools/lib/amt_guest.h" "$top/module/interface.h")
+cflags=(-static -O2 -g0 -Wall -Wextra -Wno-unused-parameter -Werror -D_GNU_SOURCE -pthread
+	-I "$top/tools/lib")
 
 build() { # src dst
 	if [ ! -e "$2" ] || [ "$1" -nt "$2" ] || [ "$lib" -nt "$2" ] ||
-	   [ "$top/tests/guest/lib/amt_test.h" -nt "$2" ]; then
+	   [ "${hdrs[0]}" -nt "$2" ] || [ "${hdrs[1]}" -nt "$2" ]; then
 		gcc "${cflags[@]}" -o "$2" "$1" "$lib" -lm
 	fi
 }
@@ -30,8 +33,8 @@ for src in "$top"/tools/*.c "$top"/tests/harness/*_test.c \
 done
 # the benchmark: one program from tools/bench/ (one file per section)
 bench=$out/tools/exit_latency
-if [ ! -e "$bench" ] || [ -n "$(find "$top/tools/bench" "$lib" \
-	"$top/tests/guest/lib/amt_test.h" -newer "$bench" 2>/dev/null)" ]; then
+if [ ! -e "$bench" ] || [ -n "$(find "$top/tools/bench" "$lib" "${hdrs[@]}" \
+	-newer "$bench" 2>/dev/null)" ]; then
 	gcc "${cflags[@]}" -o "$bench" "$top"/tools/bench/*.c "$lib" -lm
 fi
 # amtctl is dynamically linked (libkmod): run-guest.sh ships its libraries

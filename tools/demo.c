@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
-#include "../tests/guest/lib/amt_test.h"
+#include "amt_guest.h"
 
 #define ROUNDS 5
 

@@ -26,7 +26,7 @@
 #include <unistd.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
-#include "../tests/guest/lib/amt_test.h"
+#include "amt_guest.h"
 
 #define NR_WORKERS 3
 #define MEM_TOL_KB (64 * 1024)

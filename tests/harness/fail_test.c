@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Harness self-test: a guest test that fails must fail the run. */
-#include "../guest/lib/amt_test.h"
+#include "amt_guest.h"
 
 static void run(void)
 {

@@ -24,7 +24,7 @@
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
-#include "../../tests/guest/lib/amt_test.h"
+#include "amt_guest.h"
 
 enum cfg { SYNC, REAPER, SELF, NR_CFG };
 extern const char *const cfg_name[NR_CFG];

@@ -11,7 +11,7 @@
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/wait.h>
-#include "../lib/amt_test.h"
+#include "amt_guest.h"
 
 #define LOCKDOWN "/sys/kernel/security/lockdown"
 

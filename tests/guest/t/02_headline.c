@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* A large killed process is queued, reaped, and its waitpid() is fast. */
-#include "../lib/amt_test.h"
+#include "amt_guest.h"
 
 static void run(void)
 {

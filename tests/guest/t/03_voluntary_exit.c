@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* A large process that calls _exit() itself is deferred too. */
 #include <sys/wait.h>
-#include "../lib/amt_test.h"
+#include "amt_guest.h"
 
 static void run(void)
 {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Below thresh_pages the exit stays inline; above it, it is queued. */
-#include "../lib/amt_test.h"
+#include "amt_guest.h"
 
 static void run(void)
 {

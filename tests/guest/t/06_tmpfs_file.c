@@ -4,7 +4,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
-#include "../lib/amt_test.h"
+#include "amt_guest.h"
 
 #define FILE_MB 128
 #define PATH "/tmp/amt_tmpfs_file"

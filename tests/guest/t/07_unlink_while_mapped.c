@@ -7,7 +7,7 @@
 #include <sys/statfs.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include "../lib/amt_test.h"
+#include "amt_guest.h"
 
 #define FILE_MB 256
 #define PATH "/tmp/amt_unlinked"

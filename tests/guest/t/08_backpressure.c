@@ -2,7 +2,7 @@
 /* With the cap forced low, parallel exits split into queued and inline. */
 #include <signal.h>
 #include <stdio.h>
-#include "../lib/amt_test.h"
+#include "amt_guest.h"
 
 #define N 8
 #define MB 128

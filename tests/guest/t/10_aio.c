@@ -4,7 +4,7 @@
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
-#include "../lib/amt_test.h"
+#include "amt_guest.h"
 
 static void body(void *unused)
 {

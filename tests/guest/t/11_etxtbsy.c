@@ -6,7 +6,7 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include "../lib/amt_test.h"
+#include "amt_guest.h"
 
 #define BIN "/tmp/amt_etxtbsy_bin"
 

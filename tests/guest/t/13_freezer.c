@@ -4,7 +4,7 @@
 #include <signal.h>
 #include <string.h>
 #include <unistd.h>
-#include "../lib/amt_test.h"
+#include "amt_guest.h"
 
 #define N 3
 

@@ -3,7 +3,7 @@
 #include <errno.h>
 #include <signal.h>
 #include <string.h>
-#include "../lib/amt_test.h"
+#include "amt_guest.h"
 
 #define N 4
 

@@ -3,7 +3,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
-#include "../lib/amt_test.h"
+#include "amt_guest.h"
 
 static const struct {
 	const char *param, *val;

@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include "../lib/amt_test.h"
+#include "amt_guest.h"
 
 #define MB 192
 #define ROUNDS 6

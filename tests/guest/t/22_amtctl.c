@@ -15,7 +15,7 @@
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include "../lib/amt_test.h"
+#include "amt_guest.h"
 
 #define AMTCTL "/usr/bin/amtctl"
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* mode=self: waitpid() is fast and the dying task tears its own mm down. */
-#include "../lib/amt_test.h"
+#include "amt_guest.h"
 
 static void run(void)
 {

@@ -7,7 +7,7 @@
  */
 #include <signal.h>
 #include <stdio.h>
-#include "../lib/amt_test.h"
+#include "amt_guest.h"
 
 #define M 6
 #define MB 128

@@ -8,7 +8,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <unistd.h>
-#include "../lib/amt_test.h"
+#include "amt_guest.h"
 
 #define MB 256
 #define FILE_PATH "/tmp/amt_charge"

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include "../lib/amt_test.h"
+#include "amt_guest.h"
 
 #define SPAWNERS 2
 

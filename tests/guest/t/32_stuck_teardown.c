@@ -12,7 +12,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
-#include "../lib/amt_test.h"
+#include "amt_guest.h"
 #include "../helper/amt_helper.h"
 
 #define N 4

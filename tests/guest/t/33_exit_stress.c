@@ -10,7 +10,7 @@
  * depend on size. Also run in make check's preempt=full boot.
  */
 #include <signal.h>
-#include "../lib/amt_test.h"
+#include "amt_guest.h"
 
 #define ROUNDS 25
 #define K 8

@@ -15,7 +15,7 @@
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
-#include "../lib/amt_test.h"
+#include "amt_guest.h"
 
 #define MPOL_INTERLEAVE_ 3
 #define MB 1024

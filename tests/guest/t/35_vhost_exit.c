@@ -25,7 +25,7 @@
 #include <sys/ioctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include "../lib/amt_test.h"
+#include "amt_guest.h"
 
 #define VHOST_SET_OWNER_ _IO(0xAF, 0x01)
 #define MB 256

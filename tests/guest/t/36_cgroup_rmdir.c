@@ -23,7 +23,7 @@
 #include <signal.h>
 #include <string.h>
 #include <unistd.h>
-#include "../lib/amt_test.h"
+#include "amt_guest.h"
 
 #define ROUNDS 20
 #define MB 256

@@ -47,7 +47,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include "../lib/amt_test.h"
+#include "amt_guest.h"
 
 #define CRUN "/usr/bin/crun"
 #define DIR "/tmp/amt_crun"

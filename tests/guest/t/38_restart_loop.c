@@ -64,7 +64,7 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include "../lib/amt_test.h"
+#include "amt_guest.h"
 
 #define SERVICE_MB 1024
 #define MAX_ROUNDS 200

@@ -53,7 +53,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include "../lib/amt_test.h"
+#include "amt_guest.h"
 
 #define ROUNDS 1
 #define CROSSINGS 3

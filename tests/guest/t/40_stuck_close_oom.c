@@ -22,7 +22,7 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include "../lib/amt_test.h"
+#include "amt_guest.h"
 
 #define MB 1024
 #define MORE_MB 512

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Guest-side test library: see amt_test.h.
+ * The guest library: see amt_guest.h.
  */
 
 #include <dirent.h>
@@ -17,7 +17,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-#include "amt_test.h"
+#include "amt_guest.h"
 
 #define AMT_EXIT_SKIP 77
 #define AMT_MEM_TOLERANCE_KB (48 * 1024)

@@ -9,13 +9,13 @@
  * test in a fresh child with a timeout, then drains the reaper and checks
  * that the memory came back. It prints exactly one TAP verdict line.
  */
-#ifndef AMT_TEST_H
-#define AMT_TEST_H
+#ifndef AMT_GUEST_H
+#define AMT_GUEST_H
 
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
-#include "../../../module/interface.h"
+#include "../../module/interface.h"
 
 #define AMT_KO "/amt/async_mm_teardown.ko"
 #define AMT_PARAMS "/sys/module/async_mm_teardown/parameters/"
@@ -188,4 +188,4 @@ void amt_ftrace_stop(void);
  */
 int amt_trace_lines(pid_t pid, const char *needle, const char *after);
 
-#endif /* AMT_TEST_H */
+#endif /* AMT_GUEST_H */

@@ -6,7 +6,7 @@
  * not yet woken: the wake-up is owed at exit_notify(), which the blocked
  * close delays), and either waits up to AMT_STASH_MAX (100 ms) for the
  * timer. Right then a second process that has filled the rest of RAM
- * (MemAvailable and the per-CPU free lists, to 8 MiB) asks
+ * (to 8 MiB above the high watermarks) asks
  * for 512 MiB more: without the module the dead process's memory would
  * already be free, so that allocation must succeed with the module too,
  * with no OOM kill, because reclaim (the shrinker) and the OOM notifier see
@@ -35,9 +35,47 @@ static void victim(void *unused)
 	amt_map_anon(MB);
 }
 
-/* Fills @fill MiB, says 'r'; on 'g' asks for MORE_MB more, says 'd'. */
-static pid_t presser(unsigned long fill, int *to, int *from)
+static long mem_free_kb(void)
 {
+	FILE *f = fopen("/proc/meminfo", "r");
+	char line[128];
+	long kb = -1;
+
+	if (!f)
+		return -1;
+	while (kb < 0 && fgets(line, sizeof(line), f))
+		if (sscanf(line, "MemFree: %ld", &kb) != 1)
+			kb = -1;
+	fclose(f);
+	return kb;
+}
+
+/* The zones' high watermarks, in kB: below them kswapd reclaims. */
+static long high_wmark_kb(void)
+{
+	FILE *f = fopen("/proc/zoneinfo", "r");
+	char line[256];
+	long pages = 0, n;
+
+	amt_assert(f, "no /proc/zoneinfo");
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, " high %ld", &n) == 1)	/* not "high:" */
+			pages += n;
+	fclose(f);
+	return pages * (sysconf(_SC_PAGESIZE) / 1024);
+}
+
+/*
+ * Fills RAM 4 MiB at a time until MemFree is within SLACK_MB of the high
+ * watermarks (at most @max MiB), says 'r'; on 'g' asks for MORE_MB more,
+ * says 'd'. MemFree, not MemAvailable: on 7.2 the per-CPU free lists held
+ * over 100 MiB that neither shows and that an allocation on another CPU
+ * could not use (an estimate that counted them OOM-killed the presser).
+ */
+static pid_t presser(unsigned long max, int *to, int *from)
+{
+	long stop_kb = high_wmark_kb() + SLACK_MB * 1024;
+	unsigned long mb;
 	int a[2], b[2];
 	pid_t pid;
 	char c;
@@ -50,7 +88,8 @@ static pid_t presser(unsigned long fill, int *to, int *from)
 		close(b[0]);
 		/* the OOM killer's choice, if it had to choose */
 		amt_write_file("/proc/self/oom_score_adj", "0");
-		amt_map_anon(fill);
+		for (mb = 0; mb < max && mem_free_kb() > stop_kb; mb += 4)
+			amt_map_anon(4);
 		if (write(b[1], "r", 1) != 1 || read(a[0], &c, 1) != 1)
 			_exit(3);
 		amt_map_anon(MORE_MB);
@@ -64,25 +103,6 @@ static pid_t presser(unsigned long fill, int *to, int *from)
 	*to = a[1];
 	*from = b[0];
 	return pid;
-}
-
-/*
- * Free pages on the per-CPU lists, in MiB: free, but in neither MemFree
- * nor MemAvailable. Since 6.7 they grow under bulk freeing to over a
- * hundred MiB (7.2 here), which would leave the presser far from reclaim.
- */
-static long pcp_mb(void)
-{
-	FILE *f = fopen("/proc/zoneinfo", "r");
-	char line[256];
-	long pages = 0, n;
-
-	amt_assert(f, "no /proc/zoneinfo");
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, " count: %ld", &n) == 1)
-			pages += n;
-	fclose(f);
-	return pages * (sysconf(_SC_PAGESIZE) / 1024) / 1024;
 }
 
 /* One byte from @fd within @ms, or 0. */
@@ -113,11 +133,11 @@ static void run(void)
 	amt_assert(!amt_param_set("max_pending_pages", cap), "cannot set cap");
 	amt_assert(!amt_write_file(AMT_HELPER "hold", "1"), "cannot hold");
 	v = amt_hog_fn(victim, NULL);
-	avail = amt_mem_available_kb() / 1024 + pcp_mb();
+	avail = amt_mem_available_kb() / 1024;
 	amt_assert(avail > MORE_MB + SLACK_MB + 256,
 		   "only %ld MiB available next to the 1 GiB victim", avail);
 	amt_write_file("/proc/self/oom_score_adj", "-1000");
-	p = presser(avail - SLACK_MB, &to, &from);
+	p = presser(avail + 256, &to, &from);
 	amt_assert(get(from, 120000) == 'r', "the presser did not fill RAM");
 	oom0 = amt_vmstat("oom_kill");
 	q0 = amt_stat("queued");

@@ -35,21 +35,6 @@ static void victim(void *unused)
 	amt_map_anon(MB);
 }
 
-static long mem_free_kb(void)
-{
-	FILE *f = fopen("/proc/meminfo", "r");
-	char line[128];
-	long kb = -1;
-
-	if (!f)
-		return -1;
-	while (kb < 0 && fgets(line, sizeof(line), f))
-		if (sscanf(line, "MemFree: %ld", &kb) != 1)
-			kb = -1;
-	fclose(f);
-	return kb;
-}
-
 /* The zones' high watermarks, in kB: below them kswapd reclaims. */
 static long high_wmark_kb(void)
 {
@@ -88,7 +73,7 @@ static pid_t presser(unsigned long max, int *to, int *from)
 		close(b[0]);
 		/* the OOM killer's choice, if it had to choose */
 		amt_write_file("/proc/self/oom_score_adj", "0");
-		for (mb = 0; mb < max && mem_free_kb() > stop_kb; mb += 4)
+		for (mb = 0; mb < max && amt_mem_free_kb() > stop_kb; mb += 4)
 			amt_map_anon(4);
 		if (write(b[1], "r", 1) != 1 || read(a[0], &c, 1) != 1)
 			_exit(3);

@@ -201,11 +201,6 @@ long amt_mem_total_kb(void)
 	return amt_meminfo("MemTotal:");
 }
 
-long amt_mem_free_kb(void)
-{
-	return amt_meminfo("MemFree:");
-}
-
 /*
  * Page cache, dentries and inodes, then every slab cache's free objects
  * (SLUB's shrink file). On a KASAN kernel the shrink also empties the

@@ -115,7 +115,6 @@ void amt_stats_note(void);		/* every stat as a "# stats:" line */
 long amt_vmstat(const char *name);	/* a /proc/vmstat counter */
 long amt_mem_available_kb(void);
 long amt_mem_total_kb(void);
-long amt_mem_free_kb(void);		/* MemFree: per-CPU lists not in it */
 /* MemAvailable plus the per-CPU free page lists: what is free or freeable. */
 long amt_mem_back_kb(void);
 /*

@@ -19,6 +19,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -35,31 +36,57 @@ static void victim(void *unused)
 	amt_map_anon(MB);
 }
 
-/* The zones' high watermarks, in kB: below them kswapd reclaims. */
-static long high_wmark_kb(void)
+/* One zone's free pages above its high watermark and its reserve, in kB. */
+static long zone_room_kb(long free, long high, long reserve)
 {
-	FILE *f = fopen("/proc/zoneinfo", "r");
-	char line[256];
-	long pages = 0, n;
+	long room = free - high - reserve;
 
-	amt_assert(f, "no /proc/zoneinfo");
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, " high %ld", &n) == 1)	/* not "high:" */
-			pages += n;
-	fclose(f);
-	return pages * (sysconf(_SC_PAGESIZE) / 1024);
+	return room > 0 ? room * (sysconf(_SC_PAGESIZE) / 1024) : 0;
 }
 
 /*
- * Fills RAM 4 MiB at a time until MemFree is within SLACK_MB of the high
- * watermarks (at most @max MiB), says 'r'; on 'g' asks for MORE_MB more,
- * says 'd'. MemFree, not MemAvailable: on 7.2 the per-CPU free lists held
- * over 100 MiB that neither shows and that an allocation on another CPU
- * could not use (an estimate that counted them OOM-killed the presser).
+ * What an allocation of user memory can take before kswapd and direct
+ * reclaim start: in each zone, the free pages above its high watermark
+ * and above the reserve it keeps from allocations that could use a higher
+ * zone (lowmem_reserve, zoneinfo's "protection": the largest, as user
+ * memory can come from the highest zone). MemFree counts the DMA zone's
+ * free pages, which that reserve makes unusable (11 MiB of 18 free when a
+ * presser stopping on MemFree was OOM-killed on 6.1-rt).
+ */
+static long room_kb(void)
+{
+	FILE *f = fopen("/proc/zoneinfo", "r");
+	long free = 0, high = 0, reserve = 0, room = 0, n;
+	char line[256], *p, *end;
+
+	amt_assert(f, "no /proc/zoneinfo");
+	while (fgets(line, sizeof(line), f)) {
+		if (!strncmp(line, "Node ", 5)) {	/* the next zone */
+			room += zone_room_kb(free, high, reserve);
+			free = high = reserve = 0;
+		} else if (sscanf(line, " pages free %ld", &n) == 1) {
+			free = n;
+		} else if (sscanf(line, " high %ld", &n) == 1) {
+			high = n;	/* the watermark, not a pageset's "high:" */
+		} else if ((p = strstr(line, "protection: ("))) {
+			for (p += 13; (n = strtol(p, &end, 10)), end != p;
+			     p = end + strspn(end, ", "))
+				reserve = n > reserve ? n : reserve;
+		}
+	}
+	fclose(f);
+	return room + zone_room_kb(free, high, reserve);
+}
+
+/*
+ * Fills RAM 4 MiB at a time until room_kb() is SLACK_MB or less (at most
+ * @max MiB), says 'r'; on 'g' asks for MORE_MB more, says 'd'. Free pages,
+ * not MemAvailable: on 7.2 the per-CPU free lists held over 100 MiB that
+ * neither shows and that an allocation on another CPU could not use (an
+ * estimate that counted them OOM-killed the presser).
  */
 static pid_t presser(unsigned long max, int *to, int *from)
 {
-	long stop_kb = high_wmark_kb() + SLACK_MB * 1024;
 	unsigned long mb;
 	int a[2], b[2];
 	pid_t pid;
@@ -73,7 +100,7 @@ static pid_t presser(unsigned long max, int *to, int *from)
 		close(b[0]);
 		/* the OOM killer's choice, if it had to choose */
 		amt_write_file("/proc/self/oom_score_adj", "0");
-		for (mb = 0; mb < max && amt_mem_free_kb() > stop_kb; mb += 4)
+		for (mb = 0; mb < max && room_kb() > SLACK_MB * 1024; mb += 4)
 			amt_map_anon(4);
 		if (write(b[1], "r", 1) != 1 || read(a[0], &c, 1) != 1)
 			_exit(3);
@@ -122,9 +149,14 @@ static void run(void)
 	amt_assert(avail > MORE_MB + SLACK_MB + 256,
 		   "only %ld MiB available next to the 1 GiB victim", avail);
 	amt_write_file("/proc/self/oom_score_adj", "-1000");
-	p = presser(avail + 256, &to, &from);
-	amt_assert(get(from, 120000) == 'r', "the presser did not fill RAM");
 	oom0 = amt_vmstat("oom_kill");
+	p = presser(avail + 256, &to, &from);
+	if (get(from, 120000) != 'r') {
+		status = -1;
+		waitpid(p, &status, WNOHANG);
+		amt_fail("the presser did not fill RAM (status %#x, oom_kill +%ld, room now %ld kB)",
+			 status, amt_vmstat("oom_kill") - oom0, room_kb());
+	}
 	q0 = amt_stat("queued");
 	s0 = amt_stat("shrinker_scans");
 	d0 = amt_stat("oom_drains");

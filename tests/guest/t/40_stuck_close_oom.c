@@ -27,7 +27,7 @@
 
 #define MB 1024
 #define MORE_MB 512
-#define SLACK_MB 8
+#define SLACK_MB 1
 
 static void victim(void *unused)
 {
@@ -79,16 +79,19 @@ static long room_kb(void)
 }
 
 /*
- * Fills RAM 4 MiB at a time until room_kb() is SLACK_MB or less (at most
- * @max MiB), says 'r'; on 'g' asks for MORE_MB more, says 'd'. Free pages,
- * not MemAvailable: on 7.2 the per-CPU free lists held over 100 MiB that
- * neither shows and that an allocation on another CPU could not use (an
- * estimate that counted them OOM-killed the presser).
+ * Fills RAM until room_kb() is SLACK_MB or less (at most @max MiB), says
+ * 'r'; on 'g' asks for MORE_MB more, says 'd'. So close to the watermark,
+ * the pressure meets reclaim within a few MiB, inside the hand-off window
+ * (stopping 8 MiB earlier, kswapd came too late for it on 6.1). Free
+ * pages, not MemAvailable: on 7.2 the per-CPU free lists held over 100 MiB
+ * that neither shows and that an allocation on another CPU could not use
+ * (an estimate that counted them OOM-killed the presser).
  */
 static pid_t presser(unsigned long max, int *to, int *from)
 {
-	unsigned long mb;
+	unsigned long mb, step;
 	int a[2], b[2];
+	long room;
 	pid_t pid;
 	char c;
 
@@ -100,8 +103,12 @@ static pid_t presser(unsigned long max, int *to, int *from)
 		close(b[0]);
 		/* the OOM killer's choice, if it had to choose */
 		amt_write_file("/proc/self/oom_score_adj", "0");
-		for (mb = 0; mb < max && room_kb() > SLACK_MB * 1024; mb += 4)
-			amt_map_anon(4);
+		/* 1 MiB steps at the end, to stop at the watermark */
+		for (mb = 0; mb < max && (room = room_kb()) > SLACK_MB * 1024;
+		     mb += step) {
+			step = room > 16 * 1024 ? 4 : 1;
+			amt_map_anon(step);
+		}
 		if (write(b[1], "r", 1) != 1 || read(a[0], &c, 1) != 1)
 			_exit(3);
 		amt_map_anon(MORE_MB);

@@ -61,6 +61,7 @@ static long room_kb(void)
 
 	amt_assert(f, "no /proc/zoneinfo");
 	while (fgets(line, sizeof(line), f)) {
+		p = strstr(line, "protection: (");
 		if (!strncmp(line, "Node ", 5)) {	/* the next zone */
 			room += zone_room_kb(free, high, reserve);
 			free = high = reserve = 0;
@@ -68,7 +69,7 @@ static long room_kb(void)
 			free = n;
 		} else if (sscanf(line, " high %ld", &n) == 1) {
 			high = n;	/* the watermark, not a pageset's "high:" */
-		} else if ((p = strstr(line, "protection: ("))) {
+		} else if (p) {
 			for (p += 13; (n = strtol(p, &end, 10)), end != p;
 			     p = end + strspn(end, ", "))
 				reserve = n > reserve ? n : reserve;

@@ -7,6 +7,11 @@
  * holds it stops in exit_files() (after exit_mm(), before exit_notify()).
  * "blocked" says how many releases are waiting.
  *
+ * A write() to /dev/amt_block sleeps while "gate" is 1, not woken by
+ * SIGKILL (a task in D state: a thread that reacts late to its process's
+ * death), then fails with EAGAIN. "waiting" says how many sleep. Only the
+ * release of a file opened read-only blocks (above): a writer's does not.
+ *
  * Its ioctl AMT_IOC_STALL_MM attaches to the caller's mm an mmu_notifier
  * whose release() blocks while "stall" is 1, the way a driver's notifier
  * can wait for its device: whoever tears that mm down (exit_mmap() calls
@@ -30,7 +35,7 @@
 
 static bool hold;
 module_param(hold, bool, 0644);
-MODULE_PARM_DESC(hold, "1: a release() of /dev/amt_block waits until this is 0 again (60 s at most)");
+MODULE_PARM_DESC(hold, "1: a release() of /dev/amt_block opened read-only waits until this is 0 again (60 s at most)");
 
 static atomic_t blocked = ATOMIC_INIT(0);
 
@@ -44,6 +49,23 @@ static const struct kernel_param_ops blocked_ops = {
 };
 module_param_cb(blocked, &blocked_ops, NULL, 0444);
 MODULE_PARM_DESC(blocked, "releases of /dev/amt_block waiting now");
+
+static bool gate;
+module_param(gate, bool, 0644);
+MODULE_PARM_DESC(gate, "1: a write() to /dev/amt_block sleeps until this is 0 again (60 s at most), then fails");
+
+static atomic_t waiting = ATOMIC_INIT(0);
+
+static int waiting_get(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%d\n", atomic_read(&waiting));
+}
+
+static const struct kernel_param_ops waiting_ops = {
+	.get = waiting_get,
+};
+module_param_cb(waiting, &waiting_ops, NULL, 0444);
+MODULE_PARM_DESC(waiting, "writes to /dev/amt_block sleeping at the gate now");
 
 static bool stall;
 module_param(stall, bool, 0644);
@@ -121,15 +143,25 @@ static int amt_block_open(struct inode *inode, struct file *file)
 	return 0;
 }
 
+/* Not in open(): misc_open() holds a lock that every misc open takes. */
+static ssize_t amt_block_write(struct file *file, const char __user *buf,
+			       size_t len, loff_t *pos)
+{
+	amt_helper_wait(&gate, &waiting);
+	return -EAGAIN;
+}
+
 static int amt_block_release(struct inode *inode, struct file *file)
 {
-	amt_helper_wait(&hold, &blocked);
+	if (!(file->f_mode & FMODE_WRITE))
+		amt_helper_wait(&hold, &blocked);
 	return 0;
 }
 
 static const struct file_operations amt_block_fops = {
 	.owner = THIS_MODULE,
 	.open = amt_block_open,
+	.write = amt_block_write,
 	.release = amt_block_release,
 	.unlocked_ioctl = amt_block_ioctl,
 };

@@ -52,6 +52,7 @@ static struct dentry *amt_debugfs_dir;
 #define AMT_V_self_ns_total		v[AMT_STAT_SELF_NS]
 #define AMT_V_self_mempolicy		v[AMT_STAT_SELF_MEMPOLICY]
 #define AMT_V_wake_fallback		v[AMT_STAT_WAKE_FALLBACK]
+#define AMT_V_to_leader		v[AMT_STAT_TO_LEADER]
 #define AMT_V_exit_not_last		v[AMT_STAT_NOT_LAST]
 #define AMT_V_exit_preempted		v[AMT_STAT_PREEMPTED]
 #define AMT_V_exit_late			v[AMT_STAT_LATE]

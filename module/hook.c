@@ -129,9 +129,9 @@ static bool amt_try_defer(struct mm_struct *mm)
 	amt_stat_inc(AMT_DEFER);
 	trace_mm_reaper_queue(current, facts.rss, numa_node_id(), self);
 	if (self)
-		amt_self_stash(e);
+		amt_self_stash(e, amt_self_leader());
 	else
-		amt_reaper_queue_exit(e);
+		amt_reaper_queue_exit(e, amt_self_leader());
 	return true;
 sync:
 	amt_stat_inc(v);

@@ -87,6 +87,8 @@
 	  "Self-mode exits sent to an mm_reaper thread because the task had a NUMA mempolicy that could not be put after the teardown.") \
 	X(wake_fallback, COUNTER, calls, "wake_fallback_total", "",	\
 	  "Reaper wake-ups made by the 100 ms bound instead of the exiting task.") \
+	X(to_leader, COUNTER, mms, "to_leader_total", "",	\
+	  "Final drops in a thread that died before its exiting group leader passed exit_notify(), left to the leader: it tears them down (mode=self) or queues them for the reaper (mode=reaper) after its own exit_notify().") \
 	X(exit_not_last, COUNTER, exits, "exit_not_last_total", "",	\
 	  "Exit drops that left the address space to another user (a thread, a temporary holder).") \
 	X(exit_preempted, COUNTER, exits, "exit_preempted_total", "",	\

@@ -9,7 +9,9 @@
  *   wake-up (reaper.c, amt_wake_owed): woken earlier, it would compete
  *   with the parent for a CPU;
  * - a task that stashed its mm in exit_mm() (mode=self) takes it back and
- *   tears it down (self.c): the redirect target replaces the original,
+ *   tears it down (self.c), and a group leader takes what its threads
+ *   that died before it left to it (to tear down, or to queue for the
+ *   reaper): the redirect target replaces the original,
  *   which with task->mempolicy == NULL (nobody else can change it for an
  *   exiting task) would only have taken and dropped task_lock(). For a
  *   task with a mempolicy the target tears down, then calls the original
@@ -115,6 +117,12 @@ static void notrace amt_notify_ftrace(unsigned long ip,
 	/* amt_notify_self_mpol()'s call of the original: let it run. */
 	if (tsk->mempolicy && within_module(parent_ip, THIS_MODULE))
 		return;
+	/*
+	 * Pairs with amt_defer_to_leader()'s: a thread that stashed under
+	 * us after reading our exit_state as 0 is seen in amt_nr_stashed,
+	 * or it sees our exit_state and takes its stash back.
+	 */
+	smp_mb();
 	/*
 	 * Almost always: no wake-up owed and no task waiting to tear its mm
 	 * down. Two reads say so without the recursion lock.

@@ -130,6 +130,15 @@ static void amt_unstash(struct amt_entry *e)
 	atomic_dec(&amt_nr_stashed);
 }
 
+/* Under amt_lock: a stashed entry goes on the reaper's queue. */
+static void amt_stash_to_queue(struct amt_entry *e)
+{
+	lockdep_assert_held(&amt_lock);
+	amt_unstash(e);
+	e->state = AMT_QUEUED;
+	list_add_tail(&e->queue, &amt_queue);
+}
+
 /**
  * amt_defer() - enter a charged entry into the deferred set
  * @e: the entry; from now on it owns the mm reference
@@ -173,18 +182,25 @@ static struct amt_entry *amt_start(struct amt_entry *e)
 }
 
 /**
- * amt_stash_take() - take back the entry @tsk stashed, if still stashed
+ * amt_stash_take() - take back an entry stashed under @tsk, if still stashed
  * @tsk: current, after exit_notify()
+ * @queued: set to true if entries stashed under @tsk for the reaper
+ *	(amt_defer_to_leader()) went on its queue; the caller wakes it
  *
  * Return: the entry, now RUNNING; NULL if none (or handed off meanwhile).
  */
-struct amt_entry *amt_stash_take(struct task_struct *tsk)
+struct amt_entry *amt_stash_take(struct task_struct *tsk, bool *queued)
 {
 	struct amt_entry *e, *found = NULL;
+	struct hlist_node *tmp;
 
 	spin_lock(&amt_lock);
-	hash_for_each_possible(amt_stash_table, e, stash, (unsigned long)tsk) {
-		if (e->task == tsk) {
+	hash_for_each_possible_safe(amt_stash_table, e, tmp, stash,
+				    (unsigned long)tsk) {
+		if (e->task == tsk && e->to_reaper) {
+			amt_stash_to_queue(e);
+			*queued = true;
+		} else if (e->task == tsk) {
 			amt_unstash(e);
 			found = amt_start(e);
 			/*
@@ -204,6 +220,68 @@ struct amt_entry *amt_stash_take(struct task_struct *tsk)
 	}
 	spin_unlock(&amt_lock);
 	return found;
+}
+
+/**
+ * amt_defer_to_leader() - stash a thread's entry under its group leader
+ * @e: the entry, charged; @e->to_reaper says what the leader does with it
+ *	after its exit_notify(): queue it for the reaper, or tear it down
+ * @leader: current's group leader, exiting and not past exit_notify() when
+ *	amt_self_leader() looked; current is still in its thread group, so
+ *	the leader cannot be released before this returns
+ *
+ * If the leader has passed exit_notify() meanwhile, and has not taken it,
+ * the entry is current's again: stashed under current, or queued if for
+ * the reaper (the caller then owes the reaper a wake-up), as if it had
+ * never been left to the leader. Current reaches exit_notify() too, and
+ * the death is visible then.
+ *
+ * Return: true if the leader has it (or took it meanwhile).
+ */
+bool amt_defer_to_leader(struct amt_entry *e, struct task_struct *leader)
+{
+	bool rekeyed = false, left = true;
+	struct hlist_node *tmp;
+	struct amt_entry *x;
+
+	amt_defer(e, leader);
+	/*
+	 * Pairs with the smp_mb() in notify.c's callback between the
+	 * leader's exit_state (set in exit_notify()) and its read of
+	 * amt_nr_stashed: either it sees our stash and takes it under
+	 * amt_lock, or we see its exit_state here and take it back. Under
+	 * amt_lock one of us gets it.
+	 */
+	smp_mb();
+	if (!READ_ONCE(leader->exit_state))
+		return true;
+	spin_lock(&amt_lock);
+	/*
+	 * Found by its key and pid, not by @e, which the leader may have
+	 * taken, torn down and freed already. A thread makes one final drop.
+	 */
+	hash_for_each_possible_safe(amt_stash_table, x, tmp, stash,
+				    (unsigned long)leader) {
+		if (x->task != leader || x->pid != current->pid)
+			continue;
+		left = false;
+		if (x->to_reaper) {
+			/* its reference of the leader goes with it */
+			amt_stash_to_queue(x);
+			break;
+		}
+		hash_del(&x->stash);
+		get_task_struct(current);
+		x->task = current;
+		hash_add(amt_stash_table, &x->stash, (unsigned long)current);
+		rekeyed = true;
+		break;
+	}
+	spin_unlock(&amt_lock);
+	/* the reference it held: not the leader's last (above) */
+	if (rekeyed)
+		put_task_struct(leader);
+	return left;
 }
 
 /**
@@ -273,9 +351,7 @@ unsigned int amt_handoff(enum amt_handoff_which which, unsigned long *next)
 		/* the entry's task reference keeps ->exit_state readable */
 		if (which == AMT_HANDOFF_STUCK && READ_ONCE(e->task->exit_state))
 			continue;
-		amt_unstash(e);
-		e->state = AMT_QUEUED;
-		list_add_tail(&e->queue, &amt_queue);
+		amt_stash_to_queue(e);
 		n++;
 	}
 	spin_unlock(&amt_lock);

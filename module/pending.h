@@ -33,6 +33,7 @@ struct amt_entry {
 	enum amt_entry_state state;	/* under pending.c's lock */
 	int nice0;		/* self: the task's nice before its teardown */
 	bool reniced;		/* self: it tears down at nice 19 */
+	bool to_reaper;		/* stashed under a leader for the reaper */
 };
 
 /*
@@ -54,7 +55,8 @@ bool amt_pending_charge(unsigned long pages, bool capped);
 void amt_pending_uncharge(unsigned long pages);
 struct amt_entry *amt_entry_new(struct mm_struct *mm);
 void amt_defer(struct amt_entry *e, struct task_struct *task);
-struct amt_entry *amt_stash_take(struct task_struct *tsk);
+bool amt_defer_to_leader(struct amt_entry *e, struct task_struct *leader);
+struct amt_entry *amt_stash_take(struct task_struct *tsk, bool *queued);
 struct amt_entry *amt_queue_take(void);
 bool amt_queue_empty(void);
 unsigned int amt_handoff(enum amt_handoff_which which, unsigned long *next);

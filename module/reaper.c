@@ -92,6 +92,17 @@ static void amt_reaper_kick(void)
 }
 
 /**
+ * amt_reaper_wake() - wake the reaper for entries just queued
+ *
+ * Context: process context (not from an ftrace callback: see
+ * amt_reaper_wake_owed()).
+ */
+void amt_reaper_wake(void)
+{
+	amt_reaper_kick();
+}
+
+/**
  * amt_reaper_wake_late() - wake the reaper after exit_notify() or at once?
  * @on: true once the hook after exit_notify() is in place
  */
@@ -103,16 +114,35 @@ void amt_reaper_wake_late(bool on)
 /**
  * amt_reaper_queue_exit() - queue the exiting task's mm, wake the reaper later
  * @e: the entry, charged; the reaper owns and frees it from now on
+ * @leader: from amt_self_leader(): the task to leave it to, or NULL
  *
  * Called from exit_mm(). The wake-up comes after exit_notify() (see
- * amt_wake_owed), at once if notify.c's hook is missing.
+ * amt_wake_owed), at once if notify.c's hook is missing. A thread dying
+ * before its group leader stashes the entry under the leader instead,
+ * which queues it after its own exit_notify() (self.c), or the hand-off
+ * does after AMT_STASH_MAX.
  */
-void amt_reaper_queue_exit(struct amt_entry *e)
+void amt_reaper_queue_exit(struct amt_entry *e, struct task_struct *leader)
 {
-	amt_defer(e, NULL);
 	if (!READ_ONCE(amt_wake_late_on)) {
+		amt_defer(e, NULL);
 		amt_reaper_kick();
 		return;
+	}
+	if (leader) {
+		e->to_reaper = true;
+		if (amt_defer_to_leader(e, leader)) {
+			amt_stat_inc(AMT_STAT_TO_LEADER);
+			amt_reaper_watch_stash();
+			return;
+		}
+		/*
+		 * The leader passed exit_notify() meanwhile: queued, and
+		 * owed as if never left to it (the thread's own
+		 * exit_notify() pays).
+		 */
+	} else {
+		amt_defer(e, NULL);
 	}
 	/* After amt_defer(): whoever takes this count sees the entry. */
 	if (atomic_inc_return(&amt_wake_owed) == 1) {

@@ -16,7 +16,8 @@
 int amt_reaper_start(unsigned int n);
 void amt_reaper_stop(void);
 void amt_reaper_wake_late(bool on);
-void amt_reaper_queue_exit(struct amt_entry *e);
+void amt_reaper_queue_exit(struct amt_entry *e, struct task_struct *leader);
+void amt_reaper_wake(void);
 void amt_reaper_watch_stash(void);
 unsigned int amt_reaper_handoff(enum amt_handoff_which which);
 bool amt_reaper_wake_owed(void);

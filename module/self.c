@@ -70,12 +70,47 @@ bool amt_self_possible(void)
 }
 
 /**
+ * amt_self_leader() - the leader to leave the exiting thread's mm to
+ *
+ * The parent's waitpid() waits for the thread group leader: a thread that
+ * dies before its exiting leader has passed exit_notify() (a vhost worker
+ * on 6.4+, which finishes vhost_task_stop()'s wait before its own
+ * do_exit()) does not end that wait, and a teardown started, or a reaper
+ * woken, after its own exit_notify() only competes with the leader on its
+ * way there: the vhost release's synchronize_rcu() ended only with such a
+ * teardown (docs/design.md, "Late final drops"). Such a thread leaves its
+ * deferred mm to the leader (amt_defer_to_leader()).
+ *
+ * Context: the final drop, before exit_notify(): current is still in its
+ * thread group, so its leader cannot be released (delay_group_leader()).
+ *
+ * Return: current's group leader if it is another task, exiting, not past
+ * exit_notify(), and able to take a stash; NULL otherwise.
+ */
+struct task_struct *amt_self_leader(void)
+{
+	struct task_struct *leader = current->group_leader;
+
+	if (leader == current || !(READ_ONCE(leader->flags) & PF_EXITING) ||
+	    READ_ONCE(leader->exit_state))
+		return NULL;
+	/* what notify.c cannot redirect for the leader, it cannot take */
+	if (READ_ONCE(leader->mempolicy) && !smp_load_acquire(&amt_self_mpol_ok))
+		return NULL;
+	return leader;
+}
+
+/**
  * amt_self_stash() - keep an entry for the exiting task to tear down later
  * @e: the entry, charged; it owns the last reference of its mm
+ * @leader: from amt_self_leader(): the task to leave it to, or NULL
  */
-void amt_self_stash(struct amt_entry *e)
+void amt_self_stash(struct amt_entry *e, struct task_struct *leader)
 {
-	amt_defer(e, current);
+	if (!leader)
+		amt_defer(e, current);
+	else if (amt_defer_to_leader(e, leader))
+		amt_stat_inc(AMT_STAT_TO_LEADER);
 	amt_reaper_watch_stash();
 }
 
@@ -85,18 +120,27 @@ void amt_self_stash(struct amt_entry *e)
  */
 void amt_self_teardown(struct task_struct *tsk)
 {
+	bool queued = false;
 	struct amt_entry *e;
 
 	/*
 	 * NULL if it never stashed, or lost its stash to the reaper. More
-	 * than one if a late final drop (hook.c) stashed another mm.
+	 * than one if a late final drop (hook.c) stashed another mm, or
+	 * threads that died before it left theirs (amt_self_leader()).
 	 */
-	while ((e = amt_stash_take(tsk))) {
+	while ((e = amt_stash_take(tsk, &queued))) {
+		/* those left for the reaper: the death is visible now */
+		if (queued) {
+			amt_reaper_wake();
+			queued = false;
+		}
 		if (e->reniced)
 			schedule_delayed_work(&amt_self_yield_work,
 					      AMT_SELF_YIELD);
 		amt_teardown(e, true);
 	}
+	if (queued)
+		amt_reaper_wake();
 }
 
 /**

@@ -12,7 +12,8 @@
 
 void amt_self_allow_mempolicy(void);
 bool amt_self_possible(void);
-void amt_self_stash(struct amt_entry *e);
+void amt_self_stash(struct amt_entry *e, struct task_struct *leader);
+struct task_struct *amt_self_leader(void);
 void amt_self_teardown(struct task_struct *tsk);
 void amt_self_exit(void);
 

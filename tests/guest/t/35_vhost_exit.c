@@ -188,10 +188,11 @@ static void run(void)
 	 * faster. In reaper mode a full-suite boot on 6.1 once measured
 	 * 86.6 ms against 136.7 ms inline (other boots: 26-38 ms), the
 	 * plain process 6.9 ms. When the vhost worker thread drops the mm
-	 * last, its exit_notify() wakes the reaper (or starts its own self
-	 * teardown) while the main thread still waits in the release's
+	 * last, its exit_notify() used to wake the reaper (or start its own
+	 * self teardown) while the main thread still waited in the release's
 	 * synchronize_rcu(), and that grace period ended only with the
-	 * teardown (design.md, "Late final drops").
+	 * teardown; the worker now leaves both to the main thread
+	 * (design.md, "Late final drops"; thread_first).
 	 */
 	amt_assert(on[1] * (strcmp(amt_mode, "self") ? 1 : 2) < off[1],
 		   "vhost owner: deferred %.1f ms not %s below inline %.1f ms",

@@ -33,21 +33,22 @@
 #include <linux/slab.h>
 #include "amt_helper.h"
 
+/* The read-only parameters that count waiters: kp->arg is the atomic_t. */
+static int amt_count_get(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%d\n", atomic_read((atomic_t *)kp->arg));
+}
+
+static const struct kernel_param_ops amt_count_ops = {
+	.get = amt_count_get,
+};
+
 static bool hold;
 module_param(hold, bool, 0644);
 MODULE_PARM_DESC(hold, "1: a release() of /dev/amt_block opened read-only waits until this is 0 again (60 s at most)");
 
 static atomic_t blocked = ATOMIC_INIT(0);
-
-static int blocked_get(char *buf, const struct kernel_param *kp)
-{
-	return sysfs_emit(buf, "%d\n", atomic_read(&blocked));
-}
-
-static const struct kernel_param_ops blocked_ops = {
-	.get = blocked_get,
-};
-module_param_cb(blocked, &blocked_ops, NULL, 0444);
+module_param_cb(blocked, &amt_count_ops, &blocked, 0444);
 MODULE_PARM_DESC(blocked, "releases of /dev/amt_block waiting now");
 
 static bool gate;
@@ -55,16 +56,7 @@ module_param(gate, bool, 0644);
 MODULE_PARM_DESC(gate, "1: a write() to /dev/amt_block sleeps until this is 0 again (60 s at most), then fails");
 
 static atomic_t waiting = ATOMIC_INIT(0);
-
-static int waiting_get(char *buf, const struct kernel_param *kp)
-{
-	return sysfs_emit(buf, "%d\n", atomic_read(&waiting));
-}
-
-static const struct kernel_param_ops waiting_ops = {
-	.get = waiting_get,
-};
-module_param_cb(waiting, &waiting_ops, NULL, 0444);
+module_param_cb(waiting, &amt_count_ops, &waiting, 0444);
 MODULE_PARM_DESC(waiting, "writes to /dev/amt_block sleeping at the gate now");
 
 static bool stall;
@@ -72,16 +64,7 @@ module_param(stall, bool, 0644);
 MODULE_PARM_DESC(stall, "1: the release() of an AMT_IOC_STALL_MM notifier waits until this is 0 again (60 s at most)");
 
 static atomic_t stalled = ATOMIC_INIT(0);
-
-static int stalled_get(char *buf, const struct kernel_param *kp)
-{
-	return sysfs_emit(buf, "%d\n", atomic_read(&stalled));
-}
-
-static const struct kernel_param_ops stalled_ops = {
-	.get = stalled_get,
-};
-module_param_cb(stalled, &stalled_ops, NULL, 0444);
+module_param_cb(stalled, &amt_count_ops, &stalled, 0444);
 MODULE_PARM_DESC(stalled, "teardowns waiting in the stalling mmu_notifier now");
 
 /* Sleep while *flag, at most 60 s, without counting as a hung task. */

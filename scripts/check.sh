@@ -59,11 +59,11 @@ took unit+style
 
 # 3. The guest suite, on each kernel asked for; then, in a boot of its own
 #    (lockdown cannot be lifted), control under lockdown=integrity.
-# The workload tests (real programs: earlyoom, a container runtime, a
-# service restart loop; about a minute each) run in the plain boots of the
-# non-RT kernels (6.1 and sid in .ci/run); the preempt=full and RT boots
-# run every other test.
-workloads=' 37_crun_lifecycle 38_restart_loop 39_userspace_oom '
+# The consumer tests (real programs: earlyoom, a container runtime, a
+# service restart loop, and the cgroup lifecycle of 20 kills in each mode;
+# 40-75 s each) run in the plain boots of the non-RT kernels (6.1 and sid
+# in .ci/run); the preempt=full and RT boots run every other test.
+workloads=' 36_cgroup_rmdir 37_crun_lifecycle 38_restart_loop 39_userspace_oom '
 no_workloads=()
 for t in "$top"/tests/guest/t/*.c; do
 	t=$(basename "$t" .c)

@@ -7,7 +7,8 @@
 #                        [-a 'extra cmdline'] [-x extra.ko] [-K module.ko]
 #                        [-c CPUS] [-P] [-I]
 #
-# -t selects tests by file name (tests/guest/t/GLOB; may be repeated), -x adds a module to
+# -t selects tests by file name (tests/guest/t/GLOB; may be repeated), -a adds
+# to the kernel command line (may be repeated), -x adds a module to
 # /amt/, -K boots a prebuilt async_mm_teardown.ko (e.g. the one DKMS built)
 # instead of building one, -c sets the vCPU count (default 2), -P pins each
 # vCPU thread to its own host CPU at raised priority (for benchmarks: an
@@ -34,7 +35,7 @@ while getopts k:r:t:T:m:a:x:K:c:PI o; do
 	t) globs+=("$OPTARG") ;;
 	T) timeout=$OPTARG ;;
 	m) mem=$OPTARG ;;
-	a) append=$OPTARG ;;
+	a) append+=" $OPTARG" ;;
 	x) extra+=("$OPTARG") ;;
 	K) ko=$OPTARG ;;
 	c) cpus=$OPTARG ;;

@@ -179,4 +179,30 @@ static inline bool amt_indirect_callable(unsigned long off, u32 insn)
 #endif
 }
 
+/*
+ * v6.8: list_lru_add()/_del() take the node and memcg; the _obj variants
+ * find them from the slab object, as the plain ones did before.
+ */
+#ifdef AMT_HAVE_LIST_LRU_ADD_OBJ
+#define amt_lru_add(lru, item)	list_lru_add_obj(lru, item)
+#define amt_lru_del(lru, item)	list_lru_del_obj(lru, item)
+#else
+#define amt_lru_add(lru, item)	list_lru_add(lru, item)
+#define amt_lru_del(lru, item)	list_lru_del(lru, item)
+#endif
+
+/* Before v6.13 a list_lru walk callback also got the list's lock. */
+#ifdef AMT_HAVE_LRU_CB_LOCK
+#define AMT_LRU_CB_LOCK	spinlock_t *lock,
+#else
+#define AMT_LRU_CB_LOCK
+#endif
+
+/* v6.3 renamed it; true once slab objects are charged to memcgs. */
+#ifdef AMT_HAVE_MEMCG_KMEM_ONLINE
+#define amt_memcg_kmem_on()	memcg_kmem_online()
+#else
+#define amt_memcg_kmem_on()	memcg_kmem_enabled()
+#endif
+
 #endif /* AMT_COMPAT_H */

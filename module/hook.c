@@ -97,6 +97,7 @@ static bool amt_try_defer(struct mm_struct *mm)
 			facts.oom = amt_oom_involved(current, mm);
 			facts.pressure = amt_under_pressure();
 			facts.memcg_full = amt_memcg_full(current, facts.rss);
+			facts.memcg_waits = amt_pending_memcg_visible();
 			facts.aio = amt_mm_has_aio(mm);
 		}
 	}
@@ -118,7 +119,7 @@ static bool amt_try_defer(struct mm_struct *mm)
 	 * AMT_STASH_MAX at most before the reaper (uncapped) takes it.
 	 */
 	if (!amt_pending_charge(e->charged, !self)) {
-		kfree(e);
+		amt_entry_free(e);
 		v = AMT_REJECT_BUDGET;
 		goto sync;
 	}
@@ -127,6 +128,9 @@ static bool amt_try_defer(struct mm_struct *mm)
 	amt_release_exe(mm);
 	/* Counted and traced before anyone can see it: defer precedes reap. */
 	amt_stat_inc(AMT_DEFER);
+	/* room for one: the replacement's charges will wait for it (oom.c) */
+	if (facts.memcg_full)
+		amt_stat_inc(AMT_STAT_MEMCG_TIGHT);
 	trace_mm_reaper_queue(current, facts.rss, numa_node_id(), self);
 	if (self)
 		amt_self_stash(e, amt_self_leader());

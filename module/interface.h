@@ -81,6 +81,12 @@
 	  "Pages reported freed to the OOM killer.")			\
 	X(shrinker_scans, COUNTER, calls, "shrinker_scans_total", "",	\
 	  "Calls of the module's shrinker under memory reclaim.")	\
+	X(memcg_tight, COUNTER, exits, "memcg_tight_total", "",	\
+	  "Exits deferred although their memcg lacked room to keep them charged next to a replacement: a charge at memory.max there waits for their teardown.") \
+	X(memcg_waits, COUNTER, calls, "memcg_waits_total", "",	\
+	  "memcg reclaim calls (a charge at memory.max) that waited for deferred teardowns of their memcg.") \
+	X(memcg_wait_ns, COUNTER, ns, "memcg_wait_seconds_total", "", \
+	  "Time charges at memory.max spent waiting for deferred teardowns.") \
 	X(self_ns_total, COUNTER, ns, "self_seconds_total", "",	\
 	  "Time the dying tasks spent tearing down their own address spaces (mode=self).") \
 	X(self_mempolicy, COUNTER, exits, "self_mempolicy_total", "",	\
@@ -122,7 +128,7 @@
 	  "a number of pages from 1 to all RAM",			\
 	  "Most freeable (anonymous and swap) pages queued for the mm_reaper threads at once; exits beyond it are torn down inline. Default RAM/4.") \
 	X(oom_guard, RUNTIME, BOOL, "1 or 0 (y/n)",				\
-	  "Keep deferred memory from causing OOM kills: free it at OOM, boost its teardown under reclaim, respect memcg limits (1). Default 1.") \
+	  "Keep deferred memory from causing OOM kills: free it at OOM, boost its teardown under reclaim, make a charge at memory.max wait for it (1). Default 1.") \
 	X(reapers, LOAD, NUMBER, "a number of threads from 1 to 16",	\
 	  "Number of mm_reaper threads, set at load. Default: one per online CPU, at least 2, at most 8.")
 

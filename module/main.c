@@ -275,6 +275,9 @@ static int __init amt_init(void)
 	if (!amt_max_pending_pages)
 		amt_max_pending_pages = amt_default_max_pending(totalram_pages());
 
+	ret = amt_pending_init();
+	if (ret)
+		return ret;
 	/* Before the first teardown whose files a drain must see closed. */
 	amt_fput_init();
 	if (!amt_reapers)
@@ -347,6 +350,7 @@ err_debugfs:
 	amt_reaper_stop();
 err_reaper:
 	amt_fput_exit();
+	amt_pending_exit();
 	return ret;
 }
 
@@ -367,6 +371,7 @@ static void __exit amt_exit(void)
 	/* Tears down the backlog before the thread stops. */
 	amt_reaper_stop();
 	amt_fput_exit();
+	amt_pending_exit();
 	pr_info("unloaded\n");
 }
 

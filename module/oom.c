@@ -9,15 +9,23 @@
  * - An OOM notifier gives the OOM killer the queue first: every queued mm is
  *   already dead, so draining it is progress with no victim to choose.
  * - A shrinker makes the queue visible to reclaim and hurries the reaper.
- * - memcg OOM has no notifier: an mm is deferred only when its memcg and
- *   every ancestor have room to keep it charged while queued.
+ * - memcg OOM has no notifier. A second shrinker, memcg-aware, is called by
+ *   memcg reclaim for the memcgs that hold deferred mms (their entries are
+ *   on a memcg-aware list_lru, pending.c): a charge at memory.max waits
+ *   there, in short slices, for the teardowns that hold the memcg's pages,
+ *   so that a replacement in a cgroup with room for one gets the memory
+ *   of the process it replaces instead of a memcg OOM kill. Where memcg
+ *   reclaim cannot see them, an mm is deferred only when its memcg and
+ *   every ancestor have room to keep it charged while deferred.
  *
  * Copyright (C) 2026 The async_mm_teardown authors.
  */
 #include <linux/jiffies.h>
+#include <linux/ktime.h>
 #include <linux/memcontrol.h>
 #include <linux/oom.h>
 #include <linux/sched/coredump.h>
+#include <linux/sched/signal.h>
 #include <linux/shrinker.h>
 #include <linux/spinlock.h>
 #include <linux/swap.h>
@@ -43,6 +51,16 @@
 #define AMT_OOM_WAIT_MS 1000
 /* After an OOM or a direct reclaim scan, exits stay inline this long. */
 #define AMT_PRESSURE_MS 1000
+/*
+ * Longest one memcg reclaim call waits for deferred teardowns, and how
+ * often it looks whether the memcg has room again (docs/design.md, "memcg
+ * reclaim"). A charge that fails reclaim retries it up to
+ * MAX_RECLAIM_RETRIES times, each pass calling shrinkers at up to 13
+ * priorities: about 4.5 s of waiting in all before a memcg OOM kill, while
+ * a GiB-sized teardown takes well under a second.
+ */
+#define AMT_MEMCG_SLICE_MS 20
+#define AMT_MEMCG_POLL_MS 2
 
 /*
  * Recently OOM-targeted mms. Written from the oom:mark_victim probe (under
@@ -246,8 +264,80 @@ static unsigned long amt_shrink_scan(struct shrinker *s,
 	return SHRINK_STOP;
 }
 
+/*
+ * A memcg on the path from @memcg to the root about to fail a charge: less
+ * than two charge batches left under its memory.max.
+ */
+static bool amt_memcg_at_limit(struct mem_cgroup *memcg)
+{
+	struct mem_cgroup *m;
+
+	for (m = memcg; m; m = parent_mem_cgroup(m))
+		if (page_counter_read(&m->memory) + 2 * MEMCG_CHARGE_BATCH >=
+		    READ_ONCE(m->memory.max))
+			return true;
+	return false;
+}
+
+/* memcg reclaim: the freeable pages deferred in sc->memcg on sc->nid. */
+static unsigned long amt_memcg_count(struct shrinker *s,
+				     struct shrink_control *sc)
+{
+	unsigned long pages = sc->memcg ? amt_pending_memcg_pages(sc) : 0;
+
+	return pages ? pages : SHRINK_EMPTY;
+}
+
+/*
+ * memcg reclaim of a memcg that holds deferred mms. A charge at memory.max
+ * waits here, one slice at most, for their teardowns to give it room:
+ * without the module, that memory would have been freed before the
+ * process's parent learnt of its death, so the replacement would never
+ * have met it. Waiting beats the alternatives: reclaiming the memcg's live
+ * pages, or a memcg OOM kill (there is no OOM notifier for memcgs).
+ */
+static unsigned long amt_memcg_scan(struct shrinker *s,
+				    struct shrink_control *sc)
+{
+	unsigned long end;
+	u64 t0;
+
+	/*
+	 * Who never waits: anyone with the guard off; kswapd and global
+	 * reclaim passing by (no memcg on the path at its limit); the
+	 * teardowns themselves (a reaper, or a dying task tearing its own mm
+	 * down); a task being killed.
+	 */
+	if (!READ_ONCE(amt_oom_guard) || current_is_kswapd() ||
+	    amt_is_reaper(current) || (current->flags & PF_EXITING) ||
+	    fatal_signal_pending(current) || !amt_memcg_at_limit(sc->memcg))
+		return SHRINK_STOP;
+	amt_stat_inc(AMT_STAT_MEMCG_WAITS);
+	/* A stash whose task is stuck before exit_notify() goes now. */
+	amt_reaper_handoff(AMT_HANDOFF_STUCK);
+	amt_reaper_boost();
+	t0 = ktime_get_ns();
+	end = jiffies + msecs_to_jiffies(AMT_MEMCG_SLICE_MS);
+	while (amt_pending_memcg_count(sc) && amt_memcg_at_limit(sc->memcg) &&
+	       !fatal_signal_pending(current) && time_before(jiffies, end))
+		amt_wait_ended(msecs_to_jiffies(AMT_MEMCG_POLL_MS));
+	amt_stat_add(AMT_STAT_MEMCG_WAIT_NS, ktime_get_ns() - t0);
+	/* The charge finds the room itself: nothing freed here to report. */
+	return SHRINK_STOP;
+}
+
+/* Without it, the memcg headroom gate keeps exits out of full memcgs. */
+static void amt_memcg_lru_init(struct shrinker *s)
+{
+	int ret = amt_pending_lru_init(s);
+
+	if (ret)
+		pr_warn("memcg reclaim cannot see deferred memory (error %d): exits stay inline where their memcg lacks room\n",
+			ret);
+}
+
 #ifdef AMT_HAVE_SHRINKER_ALLOC
-static struct shrinker *amt_shrinker;
+static struct shrinker *amt_shrinker, *amt_memcg_shrinker;
 
 static int amt_shrinker_register(void)
 {
@@ -257,11 +347,28 @@ static int amt_shrinker_register(void)
 	amt_shrinker->count_objects = amt_shrink_count;
 	amt_shrinker->scan_objects = amt_shrink_scan;
 	shrinker_register(amt_shrinker);
+
+	amt_memcg_shrinker = shrinker_alloc(SHRINKER_MEMCG_AWARE |
+					    SHRINKER_NUMA_AWARE,
+					    "%s-memcg", KBUILD_MODNAME);
+	if (!amt_memcg_shrinker) {
+		shrinker_free(amt_shrinker);
+		return -ENOMEM;
+	}
+	amt_memcg_shrinker->count_objects = amt_memcg_count;
+	amt_memcg_shrinker->scan_objects = amt_memcg_scan;
+	/* called at every priority: a charge at its limit waits at once */
+	amt_memcg_shrinker->seeks = 0;
+	/* (shrinker_alloc() clears the flag where memcgs are off) */
+	if (amt_memcg_shrinker->flags & SHRINKER_MEMCG_AWARE)
+		amt_memcg_lru_init(amt_memcg_shrinker);
+	shrinker_register(amt_memcg_shrinker);
 	return 0;
 }
 
 static void amt_shrinker_unregister(void)
 {
+	shrinker_free(amt_memcg_shrinker);
 	shrinker_free(amt_shrinker);
 }
 #else /* before v6.7 */
@@ -271,13 +378,39 @@ static struct shrinker amt_shrinker_s = {
 	.seeks = DEFAULT_SEEKS,
 };
 
+static struct shrinker amt_memcg_shrinker_s = {
+	.count_objects = amt_memcg_count,
+	.scan_objects = amt_memcg_scan,
+	/* called at every priority: a charge at its limit waits at once */
+	.seeks = 0,
+	.flags = SHRINKER_MEMCG_AWARE | SHRINKER_NUMA_AWARE,
+};
+
 static int amt_shrinker_register(void)
 {
-	return register_shrinker(&amt_shrinker_s, KBUILD_MODNAME);
+	int ret = register_shrinker(&amt_shrinker_s, KBUILD_MODNAME);
+
+	if (ret)
+		return ret;
+	ret = register_shrinker(&amt_memcg_shrinker_s, "%s-memcg",
+				KBUILD_MODNAME);
+	if (ret) {
+		unregister_shrinker(&amt_shrinker_s);
+		return ret;
+	}
+	/*
+	 * Registered, it has its id, which the list_lru copies; until the
+	 * list_lru is ready its callbacks find nothing deferred.
+	 * (register_shrinker() clears the flag where memcgs are off.)
+	 */
+	if (amt_memcg_shrinker_s.flags & SHRINKER_MEMCG_AWARE)
+		amt_memcg_lru_init(&amt_memcg_shrinker_s);
+	return 0;
 }
 
 static void amt_shrinker_unregister(void)
 {
+	unregister_shrinker(&amt_memcg_shrinker_s);
 	unregister_shrinker(&amt_shrinker_s);
 }
 #endif

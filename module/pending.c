@@ -18,9 +18,15 @@
  * QUEUED) when its task is late or stuck; the task then finds no entry. One
  * lock for all three collections makes every state change a single step.
  *
+ * Each entry is also on amt_lru, a memcg-aware list_lru, under the memcg of
+ * the task that deferred it: memcg reclaim calls a shrinker only for the
+ * memcgs in which its list_lru has items (oom.c, "memcg reclaim").
+ *
  * Copyright (C) 2026 The async_mm_teardown authors.
  */
 #include <linux/hashtable.h>
+#include <linux/list_lru.h>
+#include <linux/memcontrol.h>
 #include <linux/sched/mm.h>
 #include <linux/sched/task.h>
 #include <linux/slab.h>
@@ -49,6 +55,16 @@ static atomic_long_t amt_pending_mms_cnt = ATOMIC_LONG_INIT(0);
 static atomic_long_t amt_pending_peak = ATOMIC_LONG_INIT(0);
 static atomic_long_t amt_ended = ATOMIC_LONG_INIT(0);
 static DECLARE_WAIT_QUEUE_HEAD(amt_ended_wq);
+
+/*
+ * Entries come from an accounted cache: charged to the exiting task's
+ * memcg, which places them on that memcg's list of amt_lru. amt_lru_on is
+ * set once amt_lru is ready (oom.c's memcg shrinker exists), before the
+ * first deferral, and cleared only after the last entry is gone.
+ */
+static struct kmem_cache *amt_entry_cache;
+static struct list_lru amt_lru;
+static bool amt_lru_on;
 
 /*
  * What a teardown gives back for certain: anonymous pages (RAM) and swap
@@ -114,14 +130,40 @@ void amt_pending_uncharge(unsigned long pages)
  */
 struct amt_entry *amt_entry_new(struct mm_struct *mm)
 {
-	struct amt_entry *e = kzalloc(sizeof(*e), GFP_NOWAIT | __GFP_NOWARN);
+	gfp_t gfp = GFP_NOWAIT | __GFP_NOWARN | __GFP_ZERO;
+	struct mem_cgroup *old;
+	struct amt_entry *e;
 
+	/*
+	 * Charged to current's memcg, where the mm's pages are (oom.c,
+	 * amt_memcg_full()). Named explicitly: slab charges the current
+	 * task's memcg only while it has an mm, and exit_mm() has cleared it.
+	 */
+	rcu_read_lock();
+	old = set_active_memcg(mem_cgroup_from_task(current));
+	/* (a memcg's first entry also allocates its list of amt_lru) */
+	if (amt_lru_on)
+		e = kmem_cache_alloc_lru(amt_entry_cache, &amt_lru, gfp);
+	else
+		e = kmem_cache_alloc(amt_entry_cache, gfp);
+	set_active_memcg(old);
+	rcu_read_unlock();
 	if (!e)
 		return NULL;
+	INIT_LIST_HEAD(&e->lru);
 	e->mm = mm;
 	e->charged = amt_mm_freeable(mm);
 	e->pid = current->pid;
 	return e;
+}
+
+/**
+ * amt_entry_free() - free an entry that was never deferred
+ * @e: from amt_entry_new()
+ */
+void amt_entry_free(struct amt_entry *e)
+{
+	kmem_cache_free(amt_entry_cache, e);
 }
 
 static void amt_unstash(struct amt_entry *e)
@@ -149,6 +191,9 @@ void amt_defer(struct amt_entry *e, struct task_struct *task)
 {
 	/* the deferred reference is a live one (the task's last, normally) */
 	AMT_CHECK(atomic_read(&e->mm->mm_users) > 0);
+	/* before anyone can see it: its teardown takes it off again */
+	if (amt_lru_on)
+		amt_lru_add(&amt_lru, &e->lru);
 	atomic_long_inc(&amt_pending_mms_cnt);
 	if (task) {
 		/* The entry may outlive the task (a second oops in exit). */
@@ -402,6 +447,9 @@ void amt_teardown(struct amt_entry *e, bool by_self)
 	/* The deferred reference, normally the last: __mmput() runs here. */
 	mmput(mm);
 	ns = ktime_get_ns() - t0;
+	/* Its memcg's reclaim has nothing more to wait for (oom.c). */
+	if (amt_lru_on)
+		amt_lru_del(&amt_lru, &e->lru);
 	/*
 	 * Nothing left after a real teardown; unchanged if a temporary
 	 * mmget_not_zero() holder (khugepaged, /proc) drops the last one.
@@ -444,7 +492,7 @@ void amt_teardown(struct amt_entry *e, bool by_self)
 	wake_up_all(&amt_ended_wq);
 	if (e->task)
 		put_task_struct(e->task);
-	kfree(e);
+	kmem_cache_free(amt_entry_cache, e);
 }
 
 /**
@@ -567,4 +615,100 @@ bool amt_pending_empty(void)
 	empty = list_empty(&amt_deferred);
 	spin_unlock(&amt_lock);
 	return empty;
+}
+
+/**
+ * amt_pending_init() - create the entry cache
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int amt_pending_init(void)
+{
+	amt_entry_cache = KMEM_CACHE(amt_entry, SLAB_ACCOUNT);
+	return amt_entry_cache ? 0 : -ENOMEM;
+}
+
+/**
+ * amt_pending_lru_init() - make entries visible to memcg reclaim
+ * @shrinker: oom.c's memcg-aware shrinker, allocated (v6.7+: not yet
+ *	registered) or registered (before: the id it needs comes with it)
+ *
+ * Context: module init, before any deferral.
+ *
+ * Return: 0, or a negative errno: entries then stay invisible to memcg
+ * reclaim, and the memcg headroom gate keeps them out of full memcgs.
+ */
+int amt_pending_lru_init(struct shrinker *shrinker)
+{
+	int ret = list_lru_init_memcg(&amt_lru, shrinker);
+
+	/* the shrinker may be called already (before v6.7): lru first */
+	if (!ret)
+		smp_store_release(&amt_lru_on, true);
+	return ret;
+}
+
+/**
+ * amt_pending_exit() - free the cache and amt_lru
+ *
+ * Context: module exit, after the last teardown has ended.
+ */
+void amt_pending_exit(void)
+{
+	AMT_CHECK(amt_pending_empty());
+	if (amt_lru_on)
+		list_lru_destroy(&amt_lru);
+	amt_lru_on = false;
+	kmem_cache_destroy(amt_entry_cache);
+}
+
+/**
+ * amt_pending_memcg_visible() - does memcg reclaim see the entries?
+ *
+ * Return: true if an entry deferred now lands on the list of its task's
+ * memcg in amt_lru: amt_lru exists and slab objects are charged to memcgs
+ * (not with cgroup.memory=nokmem; the key is on once a memcg other than
+ * the root exists).
+ */
+bool amt_pending_memcg_visible(void)
+{
+	return amt_lru_on && amt_memcg_kmem_on();
+}
+
+static enum lru_status amt_lru_sum(struct list_head *item,
+				   struct list_lru_one *list,
+				   AMT_LRU_CB_LOCK void *arg)
+{
+	*(unsigned long *)arg += list_entry(item, struct amt_entry, lru)->charged;
+	return LRU_SKIP;
+}
+
+/**
+ * amt_pending_memcg_pages() - freeable pages deferred in one memcg
+ * @sc: the shrinker's memcg and node
+ *
+ * Return: the charged pages of the entries of @sc->memcg on @sc->nid.
+ */
+unsigned long amt_pending_memcg_pages(struct shrink_control *sc)
+{
+	unsigned long pages = 0, nr = ULONG_MAX;
+
+	if (!smp_load_acquire(&amt_lru_on))
+		return 0;
+	list_lru_walk_one(&amt_lru, sc->nid, sc->memcg, amt_lru_sum, &pages,
+			  &nr);
+	return pages;
+}
+
+/**
+ * amt_pending_memcg_count() - entries deferred in one memcg
+ * @sc: the shrinker's memcg and node
+ *
+ * Return: how many entries of @sc->memcg on @sc->nid have not ended.
+ */
+unsigned long amt_pending_memcg_count(struct shrink_control *sc)
+{
+	if (!smp_load_acquire(&amt_lru_on))
+		return 0;
+	return list_lru_shrink_count(&amt_lru, sc);
 }

@@ -12,6 +12,7 @@
 #include <linux/list.h>
 #include <linux/mm_types.h>
 #include <linux/sched.h>
+#include <linux/shrinker.h>
 
 /*
  * One deferred teardown. It owns the last mm_users reference of @mm from
@@ -21,6 +22,7 @@ enum amt_entry_state { AMT_STASHED, AMT_QUEUED, AMT_RUNNING };
 
 struct amt_entry {
 	struct list_head deferred;	/* on the deferred list until it ends */
+	struct list_head lru;		/* on amt_lru, by memcg, until it ends */
 	struct list_head queue;		/* on the reaper's queue while QUEUED */
 	struct hlist_node stash;	/* in the stash table while STASHED */
 	struct task_struct *task;	/* mode=self: the task (a reference) */
@@ -51,9 +53,16 @@ enum amt_handoff_which {
 /* Stashes not taken yet; read locklessly by the exit_notify() hook. */
 extern atomic_t amt_nr_stashed;
 
+int amt_pending_init(void);
+void amt_pending_exit(void);
+int amt_pending_lru_init(struct shrinker *shrinker);
+bool amt_pending_memcg_visible(void);
+unsigned long amt_pending_memcg_pages(struct shrink_control *sc);
+unsigned long amt_pending_memcg_count(struct shrink_control *sc);
 bool amt_pending_charge(unsigned long pages, bool capped);
 void amt_pending_uncharge(unsigned long pages);
 struct amt_entry *amt_entry_new(struct mm_struct *mm);
+void amt_entry_free(struct amt_entry *e);
 void amt_defer(struct amt_entry *e, struct task_struct *task);
 bool amt_defer_to_leader(struct amt_entry *e, struct task_struct *leader);
 struct amt_entry *amt_stash_take(struct task_struct *tsk, bool *queued);

@@ -36,8 +36,11 @@ enum amt_verdict amt_decide(const struct amt_exit_facts *f)
 	/* Memory is short right now: queued pages would only add to it. */
 	if (f->pressure)
 		return AMT_REJECT_PRESSURE;
-	/* The memcg could OOM-kill for pages we keep charged while queued. */
-	if (f->memcg_full)
+	/*
+	 * The memcg could OOM-kill for pages we keep charged while deferred,
+	 * unless its reclaim waits for their teardown (oom.c).
+	 */
+	if (f->memcg_full && !f->memcg_waits)
 		return AMT_REJECT_MEMCG;
 	/* exit_aio() waits for in-flight AIO: it must not stall the one reaper. */
 	if (f->aio)

@@ -21,7 +21,7 @@ enum amt_verdict {
 	AMT_SYNC_SMALL,		/* RSS below thresh_pages: not worth it */
 	AMT_REJECT_OOM,		/* OOM victim or OOM-reaped: free it now */
 	AMT_REJECT_PRESSURE,	/* OOM or direct reclaim just ran: free it now */
-	AMT_REJECT_MEMCG,	/* its memcg has no room to keep it queued */
+	AMT_REJECT_MEMCG,	/* its memcg has no room, and cannot wait */
 	AMT_REJECT_AIO,		/* has an AIO context: exit_aio() may block */
 	AMT_REJECT_BUDGET,	/* would push pending pages over the cap */
 	AMT_REJECT_NOMEM,	/* no memory for the queue entry */
@@ -36,6 +36,7 @@ struct amt_exit_facts {
 	bool oom;		/* any OOM marking of the task or the mm */
 	bool pressure;		/* global OOM or direct reclaim very recently */
 	bool memcg_full;	/* a memcg on the path lacks room for rss */
+	bool memcg_waits;	/* its reclaim waits for deferred teardowns */
 	bool aio;		/* mm->ioctx_table != NULL */
 };
 

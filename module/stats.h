@@ -24,6 +24,9 @@ enum amt_stat {
 	AMT_STAT_OOM_DRAINS,		/* OOM notifier calls with a backlog */
 	AMT_STAT_OOM_FREED_PAGES,	/* pages reported freed to the OOM killer */
 	AMT_STAT_SHRINKER_SCANS,
+	AMT_STAT_MEMCG_TIGHT,		/* deferred into a memcg without room */
+	AMT_STAT_MEMCG_WAITS,		/* memcg reclaim calls that waited */
+	AMT_STAT_MEMCG_WAIT_NS,		/* the time they waited */
 	AMT_STAT_SELF_NS,		/* the time self teardowns took */
 	AMT_STAT_SELF_MEMPOLICY,	/* self mode impossible: a mempolicy */
 	AMT_STAT_WAKE_FALLBACK,		/* reaper woken by the bound, not the exit */

@@ -61,6 +61,19 @@ int main(void)
 	CHECK(amt_decide(&f) == AMT_REJECT_MEMCG, "full memcg stays inline");
 	f.aio = true;
 	CHECK(amt_decide(&f) == AMT_REJECT_MEMCG, "memcg counted before AIO");
+	f = big();
+	f.memcg_full = true;
+	f.memcg_waits = true;
+	CHECK(amt_decide(&f) == AMT_DEFER,
+	      "full memcg whose reclaim waits for the teardown: deferred");
+	f.pressure = true;
+	CHECK(amt_decide(&f) == AMT_REJECT_PRESSURE,
+	      "a waiting memcg does not lift the pressure gate");
+	f = big();
+	f.memcg_waits = true;
+	f.aio = true;
+	CHECK(amt_decide(&f) == AMT_REJECT_AIO,
+	      "a waiting memcg does not lift the AIO gate");
 
 	CHECK(amt_memcg_has_room(100, 1000, 900), "memcg: exact room admitted");
 	CHECK(!amt_memcg_has_room(101, 1000, 900), "memcg: one short refused");

@@ -2,7 +2,9 @@
 /*
  * Kill-and-respawn inside a cgroup limited to 1.5x the process size: no
  * memcg OOM kill with oom_guard on (control: off, the queued old process
- * pushes the cgroup into OOM kills).
+ * pushes the cgroup into OOM kills). With the guard on, the exits are
+ * deferred all the same (memcg_tight): the new process's charges at
+ * memory.max wait in memcg reclaim for the old one's teardown.
  */
 #include <signal.h>
 #include <stdio.h>
@@ -41,6 +43,7 @@ static long stress(const char *cg)
 static void run(void)
 {
 	long off, on, m0 = amt_stat("rejected_memcg");
+	long t0 = amt_stat("memcg_tight"), w0 = amt_stat("memcg_waits");
 	char cg[128];
 
 	amt_assert(!amt_cgroup_create("amt_memcg_respawn", MB * 3 / 2, cg,
@@ -50,12 +53,15 @@ static void run(void)
 	off = stress(cg);
 	amt_assert(!amt_param_set("oom_guard", "1"), "cannot set oom_guard");
 	on = stress(cg);
-	amt_note("%d respawns of %d MiB in a %d MiB cgroup: memcg OOM kills %ld with the guard off, %ld with it on; rejected_memcg +%ld",
-		 ROUNDS, MB, MB * 3 / 2, off, on, amt_stat("rejected_memcg") - m0);
+	amt_note("%d respawns of %d MiB in a %d MiB cgroup: memcg OOM kills %ld with the guard off, %ld with it on; rejected_memcg +%ld, memcg_tight +%ld, memcg_waits +%ld",
+		 ROUNDS, MB, MB * 3 / 2, off, on, amt_stat("rejected_memcg") - m0,
+		 amt_stat("memcg_tight") - t0, amt_stat("memcg_waits") - w0);
 	amt_assert(off > 0, "the stress is not real: no memcg OOM kill even without the guard");
 	amt_assert(on == 0, "%ld memcg OOM kills with oom_guard on", on);
-	amt_assert(amt_stat("rejected_memcg") > m0,
-		   "the memcg headroom gate never fired");
+	amt_assert(amt_stat("memcg_tight") > t0,
+		   "no exit was deferred into the cgroup without room");
+	amt_assert(amt_stat("memcg_waits") > w0,
+		   "no charge at memory.max waited for a deferred teardown");
 	rmdir(cg);
 }
 

@@ -12,9 +12,11 @@
  * - memory.max 2.5 GiB, room for the old instance and the new: every exit
  *   of the module's modes is deferred (queued +1, the memcg gate lets it
  *   through);
- * - memory.max 1.5 GiB, room for one: every such exit is refused by the
- *   memcg headroom gate (rejected_memcg +1) and torn down inline, as
- *   without the module.
+ * - memory.max 1.5 GiB, room for one: every such exit is deferred as well
+ *   (queued +1, memcg_tight +1, rejected_memcg +0): the new instance's
+ *   charges at memory.max wait in memcg reclaim for the old instance's
+ *   teardown (oom.c, "memcg reclaim"), so it starts at once and gets the
+ *   old memory as it is freed, instead of a memcg OOM kill.
  *
  * Every restart must succeed: the new instance reaches fully allocated, the
  * cgroup empties within 10 s of the kill (a failure otherwise, not a
@@ -98,8 +100,9 @@ struct setting {
 	/* per configuration, over the rounds */
 	uint64_t t[NCONF][NT][MAX_ROUNDS];
 	long cur_mb[NCONF][MAX_ROUNDS];
-	long queued[NCONF], memcg[NCONF], budget[NCONF], pressure[NCONF];
-	long handoffs[NCONF], max_events[NCONF];
+	long queued[NCONF], tight[NCONF], budget[NCONF], pressure[NCONF];
+	long handoffs[NCONF], max_events[NCONF], waits[NCONF];
+	double wait_ms[NCONF];	/* memcg_wait_ns, in ms */
 	int self_unordered;	/* 7.x self: handed off, order not checked */
 };
 
@@ -251,14 +254,16 @@ static void restart(struct setting *s, const char *cg, int ev_fd,
 		    struct instance *cur, int c, int r, uint64_t bound)
 {
 	long q0 = amt_stat("queued"), m0 = amt_stat("rejected_memcg");
+	long tt0 = amt_stat("memcg_tight"), w0 = amt_stat("memcg_waits");
+	long wn0 = amt_stat("memcg_wait_ns");
 	long b0 = amt_stat("rejected_budget");
 	long p0 = amt_stat("rejected_pressure");
 	long rp0 = amt_stat("reaped"), h0 = amt_stat("handoffs");
 	long oom0 = amt_cgroup_get(cg, "memory.events", "oom");
 	long kill0 = amt_cgroup_get(cg, "memory.events", "oom_kill");
 	long max0 = amt_cgroup_get(cg, "memory.events", "max");
-	bool defer = c != OFF && s->room;
-	long dq, dm, drp, dh;
+	bool defer = c != OFF;
+	long dq, dm, dt, drp, dh;
 	long long child_wait;
 	int dying_cpu;
 	uint64_t t0, t;
@@ -287,10 +292,11 @@ static void restart(struct setting *s, const char *cg, int ev_fd,
 		   r, conf_name[c], s->max_mb, dq, defer ? 1 : 0, dm,
 		   amt_stat("rejected_budget") - b0,
 		   amt_stat("rejected_pressure") - p0);
-	amt_assert(dm == (c != OFF && !s->room ? 1 : 0),
-		   "round %d (%s, memory.max %lu MiB): rejected_memcg +%ld, want +%d",
-		   r, conf_name[c], s->max_mb, dm,
-		   c != OFF && !s->room ? 1 : 0);
+	dt = amt_stat("memcg_tight") - tt0;
+	amt_assert(dm == 0 && dt == (defer && !s->room ? 1 : 0),
+		   "round %d (%s, memory.max %lu MiB): rejected_memcg +%ld, memcg_tight +%ld, want +0, +%d",
+		   r, conf_name[c], s->max_mb, dm, dt,
+		   defer && !s->room ? 1 : 0);
 	/* the documented 7.x self-mode order, see the top */
 	if (defer && c == SELF && holds_cgroup) {
 		if (dh)
@@ -323,7 +329,9 @@ static void restart(struct setting *s, const char *cg, int ev_fd,
 		   amt_cgroup_get(cg, "memory.events", "oom") - oom0,
 		   amt_cgroup_get(cg, "memory.events", "oom_kill") - kill0);
 	s->queued[c] += dq;
-	s->memcg[c] += dm;
+	s->tight[c] += dt;
+	s->waits[c] += amt_stat("memcg_waits") - w0;
+	s->wait_ms[c] += (amt_stat("memcg_wait_ns") - wn0) / 1e6;
 	s->budget[c] += amt_stat("rejected_budget") - b0;
 	s->pressure[c] += amt_stat("rejected_pressure") - p0;
 	s->handoffs[c] += dh;
@@ -345,13 +353,14 @@ static void report(struct setting *s, int rounds)
 			med[c][k] = amt_median(s->t[c][k], rounds);
 		for (r = 0; r < rounds; r++)
 			cur[r] = s->cur_mb[c][r];
-		amt_note("memory.max %lu MiB, %s: ms median of %d: waitpid %.1f, cgroup empty %.1f, new forked %.1f, new running (in the cgroup) %.1f, new fully allocated %.1f; memory.current when allocated %lu MiB; queued %ld, rejected_memcg %ld, rejected_budget %ld, rejected_pressure %ld, handoffs %ld, memory.events max %ld",
+		amt_note("memory.max %lu MiB, %s: ms median of %d: waitpid %.1f, cgroup empty %.1f, new forked %.1f, new running (in the cgroup) %.1f, new fully allocated %.1f; memory.current when allocated %lu MiB; queued %ld, memcg_tight %ld, rejected_budget %ld, rejected_pressure %ld, handoffs %ld, memory.events max %ld, memcg_waits %ld (%.1f ms)",
 			 s->max_mb, conf_name[c], rounds,
 			 med[c][T_REAPED] / 1e6, med[c][T_EMPTY] / 1e6,
 			 med[c][T_FORKED] / 1e6, med[c][T_RUNNING] / 1e6, med[c][T_ALLOC] / 1e6,
 			 (unsigned long)amt_median(cur, rounds), s->queued[c],
-			 s->memcg[c], s->budget[c], s->pressure[c],
-			 s->handoffs[c], s->max_events[c]);
+			 s->tight[c], s->budget[c], s->pressure[c],
+			 s->handoffs[c], s->max_events[c], s->waits[c],
+			 s->wait_ms[c]);
 	}
 	for (c = REAPER; c < NCONF; c++) {
 		if (c == SELF && !self_ok)

@@ -56,6 +56,7 @@ static struct dentry *amt_debugfs_dir;
 #define AMT_V_self_mempolicy		v[AMT_STAT_SELF_MEMPOLICY]
 #define AMT_V_wake_fallback		v[AMT_STAT_WAKE_FALLBACK]
 #define AMT_V_to_leader		v[AMT_STAT_TO_LEADER]
+#define AMT_V_to_leader_back		v[AMT_STAT_TO_LEADER_BACK]
 #define AMT_V_exit_not_last		v[AMT_STAT_NOT_LAST]
 #define AMT_V_exit_preempted		v[AMT_STAT_PREEMPTED]
 #define AMT_V_exit_late			v[AMT_STAT_LATE]
@@ -101,6 +102,11 @@ int amt_debugfs_init(void)
 	amt_debugfs_dir = debugfs_create_dir(KBUILD_MODNAME, NULL);
 	debugfs_create_file("stats", 0444, amt_debugfs_dir, NULL,
 			    &amt_stats_fops);
+#ifdef AMT_DEBUG
+	/* the debug build only (make check-debug): a race made reachable */
+	debugfs_create_u32("debug_leader_delay_ms", 0600, amt_debugfs_dir,
+			   &amt_debug_leader_delay_ms);
+#endif
 	return 0;
 }
 

@@ -95,6 +95,8 @@
 	  "Reaper wake-ups made by the 100 ms bound instead of the exiting task.") \
 	X(to_leader, COUNTER, mms, "to_leader_total", "",	\
 	  "Final drops in a thread that died before its exiting group leader passed exit_notify(), left to the leader: it tears them down (mode=self) or queues them for the reaper (mode=reaper) after its own exit_notify().") \
+	X(to_leader_back, COUNTER, mms, "to_leader_back_total", "",	\
+	  "Final drops about to be left to the group leader that the thread took back, because the leader passed exit_notify() meanwhile: deferred as the thread's own.") \
 	X(exit_not_last, COUNTER, exits, "exit_not_last_total", "",	\
 	  "Exit drops that left the address space to another user (a thread, a temporary holder).") \
 	X(exit_preempted, COUNTER, exits, "exit_preempted_total", "",	\

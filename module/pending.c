@@ -24,6 +24,7 @@
  *
  * Copyright (C) 2026 The async_mm_teardown authors.
  */
+#include <linux/delay.h>
 #include <linux/hashtable.h>
 #include <linux/list_lru.h>
 #include <linux/memcontrol.h>
@@ -46,6 +47,11 @@ static LIST_HEAD(amt_queue);		/* QUEUED entries */
 static DEFINE_HASHTABLE(amt_stash_table, 8);	/* STASHED entries */
 static u64 amt_seq;			/* the last seq given out */
 static unsigned long amt_freed;		/* anon pages freed by ended teardowns */
+
+#ifdef AMT_DEBUG
+/* debugfs debug_leader_delay_ms: sleep before stashing under a leader */
+u32 amt_debug_leader_delay_ms;
+#endif
 
 /* Read locklessly by the mpol_put_task_policy() callback (self.c). */
 atomic_t amt_nr_stashed = ATOMIC_INIT(0);
@@ -289,6 +295,11 @@ bool amt_defer_to_leader(struct amt_entry *e, struct task_struct *leader)
 	struct hlist_node *tmp;
 	struct amt_entry *x;
 
+#ifdef AMT_DEBUG
+	/* make check-debug's thread_first: the leader passes exit_notify() */
+	if (READ_ONCE(amt_debug_leader_delay_ms))
+		msleep(READ_ONCE(amt_debug_leader_delay_ms));
+#endif
 	amt_defer(e, leader);
 	/*
 	 * Pairs with the smp_mb() in notify.c's callback between the
@@ -326,6 +337,8 @@ bool amt_defer_to_leader(struct amt_entry *e, struct task_struct *leader)
 	/* the reference it held: not the leader's last (above) */
 	if (rekeyed)
 		put_task_struct(leader);
+	if (!left)
+		amt_stat_inc(AMT_STAT_TO_LEADER_BACK);
 	return left;
 }
 

@@ -50,6 +50,10 @@ enum amt_handoff_which {
 	AMT_HANDOFF_ALL,
 };
 
+#ifdef AMT_DEBUG
+extern u32 amt_debug_leader_delay_ms;
+#endif
+
 /* Stashes not taken yet; read locklessly by the exit_notify() hook. */
 extern atomic_t amt_nr_stashed;
 

@@ -31,6 +31,7 @@ enum amt_stat {
 	AMT_STAT_SELF_MEMPOLICY,	/* self mode impossible: a mempolicy */
 	AMT_STAT_WAKE_FALLBACK,		/* reaper woken by the bound, not the exit */
 	AMT_STAT_TO_LEADER,		/* drops a thread left to its leader */
+	AMT_STAT_TO_LEADER_BACK,	/* ... taken back: the leader was past */
 	AMT_STAT_NOT_LAST,		/* exit drops that left another mm user */
 	AMT_STAT_PREEMPTED,		/* exit_mm() drops known by their site only */
 	AMT_STAT_LATE,			/* exiting mmput()s after exit_mm(), elsewhere */

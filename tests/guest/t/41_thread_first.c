@@ -15,7 +15,14 @@
  * held for 300 ms more, the reaper takes it at the 100 ms bound (handoffs
  * +1); let go at once, the leader tears it down (mode=self) or queues it
  * for the reaper (mode=reaper) after its own exit_notify().
+ *
+ * On the module's debug build (make check-debug), the race the thread can
+ * lose: debugfs debug_leader_delay_ms makes it sleep between seeing the
+ * leader not yet past exit_notify() and stashing under it, and the leader
+ * is let go meanwhile; the thread must take its entry back
+ * (to_leader_back +1, to_leader +0) and have it torn down as its own.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
@@ -166,6 +173,100 @@ static void one(int hold_ms)
 			   self ? "tear down" : "queue", amt_stat("handoffs") - h0);
 }
 
+#define DELAY "/sys/kernel/debug/async_mm_teardown/debug_leader_delay_ms"
+
+/* Where @pid's thread other than the leader sleeps (wchan), into @buf. */
+static bool thread_wchan(pid_t pid, char *buf, size_t len)
+{
+	char path[96];
+	struct dirent *d;
+	bool ok = false;
+	FILE *f;
+	DIR *dir;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", pid);
+	dir = opendir(path);
+	if (!dir)
+		return false;
+	while (!ok && (d = readdir(dir))) {
+		if (d->d_name[0] == '.' || atoi(d->d_name) == pid)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/task/%s/wchan", pid,
+			 d->d_name);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		ok = fgets(buf, len, f) != NULL;
+		fclose(f);
+	}
+	closedir(dir);
+	return ok;
+}
+
+/*
+ * The leader passes exit_notify() while the thread, having chosen to leave
+ * its mm to it, sleeps before stashing (the debug build's delay).
+ */
+static void race(void)
+{
+	long q0, l0, b0, r0, rs0, rr0, h0;
+	bool self = !strcmp(amt_mode, "self");
+	char wchan[64] = "";
+	pid_t pid;
+	int i;
+
+	amt_assert(!amt_write_file(AMT_HELPER "hold", "1") &&
+		   !amt_write_file(AMT_HELPER "gate", "1"),
+		   "cannot hold the fixture");
+	pid = amt_hog_fn(body, NULL);
+	q0 = amt_stat("queued");
+	l0 = amt_stat("to_leader");
+	b0 = amt_stat("to_leader_back");
+	r0 = amt_stat("reaped");
+	rs0 = amt_stat("reaped_by_self");
+	rr0 = amt_stat("reaped_by_reaper");
+	h0 = amt_stat("handoffs");
+	kill(pid, SIGKILL);
+	amt_assert(helper_wait("blocked", 1, 10000),
+		   "the leader's close never blocked");
+	amt_assert(!amt_write_file(DELAY, "5000"), "cannot set %s", DELAY);
+	amt_write_file(AMT_HELPER "gate", "0");
+	/* the thread is in the delay when it sleeps in msleep() */
+	for (i = 0; i < 4000; i++) {
+		if (thread_wchan(pid, wchan, sizeof(wchan)) &&
+		    !strncmp(wchan, "msleep", 6))
+			break;
+		usleep(1000);
+	}
+	amt_write_file(DELAY, "0");
+	amt_assert(!strncmp(wchan, "msleep", 6),
+		   "the thread never reached the delay (wchan '%s')", wchan);
+	/* the leader now passes exit_notify(), then waits as a zombie */
+	amt_write_file(AMT_HELPER "hold", "0");
+	amt_reap(pid);
+	amt_assert(!amt_drain(60000), "drain failed");
+	amt_note("leader past exit_notify() in the thread's window (%s): queued +%ld, to_leader +%ld, to_leader_back +%ld, reaped_by_self +%ld, reaped_by_reaper +%ld",
+		 amt_mode, amt_stat("queued") - q0, amt_stat("to_leader") - l0,
+		 amt_stat("to_leader_back") - b0,
+		 amt_stat("reaped_by_self") - rs0,
+		 amt_stat("reaped_by_reaper") - rr0);
+	amt_assert(amt_stat("queued") - q0 == 1 &&
+		   amt_stat("to_leader_back") - b0 == 1 &&
+		   amt_stat("to_leader") == l0,
+		   "the thread did not take its drop back (queued +%ld, to_leader_back +%ld, to_leader +%ld)",
+		   amt_stat("queued") - q0, amt_stat("to_leader_back") - b0,
+		   amt_stat("to_leader") - l0);
+	/* self: by the thread, unless it was late past the bound */
+	amt_assert(amt_stat("reaped") - r0 == 1 &&
+		   (self && amt_stat("handoffs") == h0 ?
+		    amt_stat("reaped_by_self") - rs0 == 1 :
+		    amt_stat("reaped_by_reaper") - rr0 == 1),
+		   "not torn down as the thread's own (reaped +%ld, by self +%ld, by a reaper +%ld, handoffs +%ld)",
+		   amt_stat("reaped") - r0, amt_stat("reaped_by_self") - rs0,
+		   amt_stat("reaped_by_reaper") - rr0,
+		   amt_stat("handoffs") - h0);
+}
+
 static void run(void)
 {
 	char cap[32];
@@ -180,6 +281,8 @@ static void run(void)
 	amt_assert(!amt_param_set("max_pending_pages", cap), "cannot set cap");
 	one(300);
 	one(0);
+	if (!access(DELAY, F_OK))
+		race();
 }
 
 AMT_TEST_BOTH("thread_first",

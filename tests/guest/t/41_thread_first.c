@@ -100,32 +100,53 @@ static bool helper_wait(const char *param, long want, int ms)
  * thread is gone: past AMT_STASH_MAX (100 ms) the stash left to the
  * leader goes to the reaper; at 0 the leader takes it.
  */
-static void one(int hold_ms)
+/* The stats a kill moves, before it. */
+struct base {
+	long queued, exit_not_last, to_leader, to_leader_back, handoffs;
+	long reaped, reaped_by_self, reaped_by_reaper;
+};
+
+#define SNAP(b, name)	((b)->name = amt_stat(#name))
+#define DELTA(b, name)	(amt_stat(#name) - (b)->name)
+
+/*
+ * Start the process with the leader's close held and the thread at the
+ * gate, take @b, kill it: the leader's exit_mm() has passed, not last.
+ */
+static pid_t kill_held(struct base *b)
 {
-	long q0, n0, l0, h0, rs0, rr0, r0;
-	bool self = !strcmp(amt_mode, "self"), in_time;
-	uint64_t t_gate;
 	pid_t pid;
-	int i;
 
 	amt_assert(!amt_write_file(AMT_HELPER "hold", "1") &&
 		   !amt_write_file(AMT_HELPER "gate", "1"),
 		   "cannot hold the fixture");
 	pid = amt_hog_fn(body, NULL);
-	q0 = amt_stat("queued");
-	n0 = amt_stat("exit_not_last");
-	l0 = amt_stat("to_leader");
-	h0 = amt_stat("handoffs");
-	rs0 = amt_stat("reaped_by_self");
-	rr0 = amt_stat("reaped_by_reaper");
-	r0 = amt_stat("reaped");
+	SNAP(b, queued);
+	SNAP(b, exit_not_last);
+	SNAP(b, to_leader);
+	SNAP(b, to_leader_back);
+	SNAP(b, handoffs);
+	SNAP(b, reaped);
+	SNAP(b, reaped_by_self);
+	SNAP(b, reaped_by_reaper);
 	kill(pid, SIGKILL);
 	amt_assert(helper_wait("blocked", 1, 10000),
 		   "the leader's close never blocked");
-	amt_assert(amt_stat("exit_not_last") - n0 == 1 &&
-		   amt_stat("queued") == q0,
+	amt_assert(DELTA(b, exit_not_last) == 1 && DELTA(b, queued) == 0,
 		   "the leader's exit_mm() was not the first drop (exit_not_last +%ld, queued +%ld)",
-		   amt_stat("exit_not_last") - n0, amt_stat("queued") - q0);
+		   DELTA(b, exit_not_last), DELTA(b, queued));
+	return pid;
+}
+
+static void one(int hold_ms)
+{
+	bool self = !strcmp(amt_mode, "self"), in_time;
+	struct base b;
+	uint64_t t_gate;
+	pid_t pid;
+	int i;
+
+	pid = kill_held(&b);
 	t_gate = amt_now_ns();
 	amt_write_file(AMT_HELPER "gate", "0");
 	amt_assert(helper_wait("waiting", 0, 10000), "the gate did not open");
@@ -133,10 +154,10 @@ static void one(int hold_ms)
 	for (i = 0; i < 10000 && threads(pid) != 1; i++)
 		usleep(1000);
 	amt_assert(threads(pid) == 1, "the thread did not exit");
-	amt_assert(amt_stat("queued") - q0 == 1 &&
-		   amt_stat("to_leader") - l0 == 1,
+	amt_assert(DELTA(&b, queued) == 1 &&
+		   DELTA(&b, to_leader) == 1,
 		   "the thread's drop was not left to the leader (queued +%ld, to_leader +%ld)",
-		   amt_stat("queued") - q0, amt_stat("to_leader") - l0);
+		   DELTA(&b, queued), DELTA(&b, to_leader));
 	/*
 	 * Nothing starts before the leader's exit_notify() or the 100 ms
 	 * bound (AMT_STASH_MAX, from the stash). The checks that need the
@@ -145,32 +166,32 @@ static void one(int hold_ms)
 	 */
 	in_time = amt_now_ns() - t_gate < 50000000ULL;
 	if (in_time)
-		amt_assert(amt_stat("reaped") == r0 &&
-			   amt_stat("handoffs") == h0,
+		amt_assert(DELTA(&b, reaped) == 0 &&
+			   DELTA(&b, handoffs) == 0,
 			   "torn down (reaped +%ld) or handed off (+%ld) while the leader's close blocks",
-			   amt_stat("reaped") - r0, amt_stat("handoffs") - h0);
+			   DELTA(&b, reaped), DELTA(&b, handoffs));
 	usleep(hold_ms * 1000);
 	amt_write_file(AMT_HELPER "hold", "0");
 	amt_reap(pid);
 	amt_assert(!amt_drain(60000), "drain failed");
 	amt_note("leader's close held %d ms more (%s): to_leader +%ld, handoffs +%ld, reaped_by_self +%ld, reaped_by_reaper +%ld",
 		 hold_ms, in_time ? "in time" : "too slow to check the bound",
-		 amt_stat("to_leader") - l0, amt_stat("handoffs") - h0,
-		 amt_stat("reaped_by_self") - rs0,
-		 amt_stat("reaped_by_reaper") - rr0);
-	amt_assert(amt_stat("reaped") - r0 == 1, "reaped +%ld, want +1",
-		   amt_stat("reaped") - r0);
+		 DELTA(&b, to_leader), DELTA(&b, handoffs),
+		 DELTA(&b, reaped_by_self),
+		 DELTA(&b, reaped_by_reaper));
+	amt_assert(DELTA(&b, reaped) == 1, "reaped +%ld, want +1",
+		   DELTA(&b, reaped));
 	/* the bound, or the leader: self tears down, reaper mode queues */
 	if (hold_ms)
-		amt_assert(amt_stat("handoffs") - h0 == 1,
+		amt_assert(DELTA(&b, handoffs) == 1,
 			   "the leader's close blocked past the bound, handoffs +%ld, want +1",
-			   amt_stat("handoffs") - h0);
+			   DELTA(&b, handoffs));
 	else if (in_time)
-		amt_assert(amt_stat("handoffs") == h0 &&
-			   amt_stat(self ? "reaped_by_self" : "reaped_by_reaper") -
-			   (self ? rs0 : rr0) == 1,
+		amt_assert(DELTA(&b, handoffs) == 0 &&
+			   (self ? DELTA(&b, reaped_by_self) :
+			    DELTA(&b, reaped_by_reaper)) == 1,
 			   "the leader did not %s it (handoffs +%ld)",
-			   self ? "tear down" : "queue", amt_stat("handoffs") - h0);
+			   self ? "tear down" : "queue", DELTA(&b, handoffs));
 }
 
 #define DELAY "/sys/kernel/debug/async_mm_teardown/debug_leader_delay_ms"
@@ -209,26 +230,13 @@ static bool thread_wchan(pid_t pid, char *buf, size_t len)
  */
 static void race(void)
 {
-	long q0, l0, b0, r0, rs0, rr0, h0;
 	bool self = !strcmp(amt_mode, "self");
 	char wchan[64] = "";
+	struct base b;
 	pid_t pid;
 	int i;
 
-	amt_assert(!amt_write_file(AMT_HELPER "hold", "1") &&
-		   !amt_write_file(AMT_HELPER "gate", "1"),
-		   "cannot hold the fixture");
-	pid = amt_hog_fn(body, NULL);
-	q0 = amt_stat("queued");
-	l0 = amt_stat("to_leader");
-	b0 = amt_stat("to_leader_back");
-	r0 = amt_stat("reaped");
-	rs0 = amt_stat("reaped_by_self");
-	rr0 = amt_stat("reaped_by_reaper");
-	h0 = amt_stat("handoffs");
-	kill(pid, SIGKILL);
-	amt_assert(helper_wait("blocked", 1, 10000),
-		   "the leader's close never blocked");
+	pid = kill_held(&b);
 	amt_assert(!amt_write_file(DELAY, "5000"), "cannot set %s", DELAY);
 	amt_write_file(AMT_HELPER "gate", "0");
 	/* the thread is in the delay when it sleeps in msleep() */
@@ -246,25 +254,22 @@ static void race(void)
 	amt_reap(pid);
 	amt_assert(!amt_drain(60000), "drain failed");
 	amt_note("leader past exit_notify() in the thread's window (%s): queued +%ld, to_leader +%ld, to_leader_back +%ld, reaped_by_self +%ld, reaped_by_reaper +%ld",
-		 amt_mode, amt_stat("queued") - q0, amt_stat("to_leader") - l0,
-		 amt_stat("to_leader_back") - b0,
-		 amt_stat("reaped_by_self") - rs0,
-		 amt_stat("reaped_by_reaper") - rr0);
-	amt_assert(amt_stat("queued") - q0 == 1 &&
-		   amt_stat("to_leader_back") - b0 == 1 &&
-		   amt_stat("to_leader") == l0,
+		 amt_mode, DELTA(&b, queued), DELTA(&b, to_leader),
+		 DELTA(&b, to_leader_back), DELTA(&b, reaped_by_self),
+		 DELTA(&b, reaped_by_reaper));
+	amt_assert(DELTA(&b, queued) == 1 && DELTA(&b, to_leader_back) == 1 &&
+		   DELTA(&b, to_leader) == 0,
 		   "the thread did not take its drop back (queued +%ld, to_leader_back +%ld, to_leader +%ld)",
-		   amt_stat("queued") - q0, amt_stat("to_leader_back") - b0,
-		   amt_stat("to_leader") - l0);
+		   DELTA(&b, queued), DELTA(&b, to_leader_back),
+		   DELTA(&b, to_leader));
 	/* self: by the thread, unless it was late past the bound */
-	amt_assert(amt_stat("reaped") - r0 == 1 &&
-		   (self && amt_stat("handoffs") == h0 ?
-		    amt_stat("reaped_by_self") - rs0 == 1 :
-		    amt_stat("reaped_by_reaper") - rr0 == 1),
+	amt_assert(DELTA(&b, reaped) == 1 &&
+		   (self && DELTA(&b, handoffs) == 0 ?
+		    DELTA(&b, reaped_by_self) == 1 :
+		    DELTA(&b, reaped_by_reaper) == 1),
 		   "not torn down as the thread's own (reaped +%ld, by self +%ld, by a reaper +%ld, handoffs +%ld)",
-		   amt_stat("reaped") - r0, amt_stat("reaped_by_self") - rs0,
-		   amt_stat("reaped_by_reaper") - rr0,
-		   amt_stat("handoffs") - h0);
+		   DELTA(&b, reaped), DELTA(&b, reaped_by_self),
+		   DELTA(&b, reaped_by_reaper), DELTA(&b, handoffs));
 }
 
 static void run(void)

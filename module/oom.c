@@ -54,10 +54,8 @@
 /*
  * Longest one memcg reclaim call waits for deferred teardowns, and how
  * often it looks whether the memcg has room again (docs/design.md, "memcg
- * reclaim"). A charge that fails reclaim retries it up to
- * MAX_RECLAIM_RETRIES times, each pass calling shrinkers at up to 13
- * priorities: about 4.5 s of waiting in all before a memcg OOM kill, while
- * a GiB-sized teardown takes well under a second.
+ * reclaim"). A charge waits again in each reclaim call, but only for
+ * teardowns that are making progress (pending.c, AMT_MEMCG_STALL).
  */
 #define AMT_MEMCG_SLICE_MS 20
 #define AMT_MEMCG_POLL_MS 2
@@ -265,27 +263,35 @@ static unsigned long amt_shrink_scan(struct shrinker *s,
 }
 
 /*
- * A memcg on the path from @memcg to the root about to fail a charge: less
- * than two charge batches left under its memory.max.
+ * Is the reclaiming task charging a memcg about to fail its charge, on the
+ * path from @scanned (a memcg with deferred mms) to the root: less than two
+ * charge batches left under memory.max there, and the task's memcg (or the
+ * one it charges for, set_active_memcg()) under it? Global reclaim passes
+ * through every memcg, and tasks elsewhere must not wait for this one.
  */
-static bool amt_memcg_at_limit(struct mem_cgroup *memcg)
+static bool amt_memcg_charging_at_limit(struct mem_cgroup *scanned)
 {
-	struct mem_cgroup *m;
+	struct mem_cgroup *m, *charging;
+	bool at = false;
 
-	for (m = memcg; m; m = parent_mem_cgroup(m))
-		if (page_counter_read(&m->memory) + 2 * MEMCG_CHARGE_BATCH >=
-		    READ_ONCE(m->memory.max))
-			return true;
-	return false;
+	rcu_read_lock();
+	charging = current->active_memcg ?: mem_cgroup_from_task(current);
+	for (m = scanned; m && !at; m = parent_mem_cgroup(m))
+		at = page_counter_read(&m->memory) + 2 * MEMCG_CHARGE_BATCH >=
+		     READ_ONCE(m->memory.max) &&
+		     mem_cgroup_is_descendant(charging, m);
+	rcu_read_unlock();
+	return at;
 }
 
 /* memcg reclaim: the freeable pages deferred in sc->memcg on sc->nid. */
 static unsigned long amt_memcg_count(struct shrinker *s,
 				     struct shrink_control *sc)
 {
-	unsigned long pages = sc->memcg ? amt_pending_memcg_pages(sc) : 0;
-
-	return pages ? pages : SHRINK_EMPTY;
+	/* (empty only if nothing is listed: that clears the memcg's bit) */
+	if (!sc->memcg || !amt_pending_memcg_count(sc))
+		return SHRINK_EMPTY;
+	return amt_pending_memcg_pages(sc);
 }
 
 /*
@@ -293,8 +299,9 @@ static unsigned long amt_memcg_count(struct shrinker *s,
  * waits here, one slice at most, for their teardowns to give it room:
  * without the module, that memory would have been freed before the
  * process's parent learnt of its death, so the replacement would never
- * have met it. Waiting beats the alternatives: reclaiming the memcg's live
- * pages, or a memcg OOM kill (there is no OOM notifier for memcgs).
+ * have met it. Waiting beats a memcg OOM kill (there is no OOM notifier
+ * for memcgs), and slows the reclaim of the memcg's live pages, which
+ * shrink_node_memcgs() scans before the shrinkers.
  */
 static unsigned long amt_memcg_scan(struct shrinker *s,
 				    struct shrink_control *sc)
@@ -303,14 +310,18 @@ static unsigned long amt_memcg_scan(struct shrinker *s,
 	u64 t0;
 
 	/*
-	 * Who never waits: anyone with the guard off; kswapd and global
-	 * reclaim passing by (no memcg on the path at its limit); the
-	 * teardowns themselves (a reaper, or a dying task tearing its own mm
-	 * down); a task being killed.
+	 * Who never waits: anyone with the guard off; kswapd; the teardowns
+	 * themselves (a reaper, or a dying task tearing its own mm down); a
+	 * task being killed; a charge that may hold filesystem locks
+	 * (GFP_NOFS: a journal handle, say) that the teardown's final
+	 * fput()s could need; and a task not charging a memcg at its limit
+	 * on this memcg's path (global reclaim passing by).
 	 */
 	if (!READ_ONCE(amt_oom_guard) || current_is_kswapd() ||
 	    amt_is_reaper(current) || (current->flags & PF_EXITING) ||
-	    fatal_signal_pending(current) || !amt_memcg_at_limit(sc->memcg))
+	    fatal_signal_pending(current) || !(sc->gfp_mask & __GFP_FS) ||
+	    !amt_memcg_charging_at_limit(sc->memcg) ||
+	    !amt_pending_memcg_pages(sc))
 		return SHRINK_STOP;
 	amt_stat_inc(AMT_STAT_MEMCG_WAITS);
 	/* A stash whose task is stuck before exit_notify() goes now. */
@@ -318,7 +329,9 @@ static unsigned long amt_memcg_scan(struct shrinker *s,
 	amt_reaper_boost();
 	t0 = ktime_get_ns();
 	end = jiffies + msecs_to_jiffies(AMT_MEMCG_SLICE_MS);
-	while (amt_pending_memcg_count(sc) && amt_memcg_at_limit(sc->memcg) &&
+	/* (no pages left to wait for: all ended, or stalled, see pending.c) */
+	while (amt_pending_memcg_pages(sc) &&
+	       amt_memcg_charging_at_limit(sc->memcg) &&
 	       !fatal_signal_pending(current) && time_before(jiffies, end))
 		amt_wait_ended(msecs_to_jiffies(AMT_MEMCG_POLL_MS));
 	amt_stat_add(AMT_STAT_MEMCG_WAIT_NS, ktime_get_ns() - t0);
@@ -359,6 +372,7 @@ static int amt_shrinker_register(void)
 	amt_memcg_shrinker->scan_objects = amt_memcg_scan;
 	/* called at every priority: a charge at its limit waits at once */
 	amt_memcg_shrinker->seeks = 0;
+	amt_memcg_shrinker->batch = 1;
 	/* (shrinker_alloc() clears the flag where memcgs are off) */
 	if (amt_memcg_shrinker->flags & SHRINKER_MEMCG_AWARE)
 		amt_memcg_lru_init(amt_memcg_shrinker);
@@ -383,6 +397,7 @@ static struct shrinker amt_memcg_shrinker_s = {
 	.scan_objects = amt_memcg_scan,
 	/* called at every priority: a charge at its limit waits at once */
 	.seeks = 0,
+	.batch = 1,
 	.flags = SHRINKER_MEMCG_AWARE | SHRINKER_NUMA_AWARE,
 };
 

@@ -159,6 +159,8 @@ struct amt_entry *amt_entry_new(struct mm_struct *mm)
 	INIT_LIST_HEAD(&e->lru);
 	e->mm = mm;
 	e->charged = amt_mm_freeable(mm);
+	e->seen_freeable = e->charged;
+	e->seen_at = jiffies;
 	e->pid = current->pid;
 	return e;
 }
@@ -688,19 +690,35 @@ bool amt_pending_memcg_visible(void)
 	return amt_lru_on && amt_memcg_kmem_on();
 }
 
+/*
+ * Under the list's lock, so one walker at a time: the entry's mm is alive
+ * while it is listed (its deferred reference, or the mmgrab() of
+ * amt_start() until after amt_teardown() unlists it).
+ */
 static enum lru_status amt_lru_sum(struct list_head *item,
 				   struct list_lru_one *list,
 				   AMT_LRU_CB_LOCK void *arg)
 {
-	*(unsigned long *)arg += list_entry(item, struct amt_entry, lru)->charged;
+	struct amt_entry *e = list_entry(item, struct amt_entry, lru);
+	unsigned long now = amt_mm_freeable(e->mm);
+
+	if (now < e->seen_freeable) {
+		e->seen_freeable = now;
+		e->seen_at = jiffies;
+	}
+	if (time_before(jiffies, e->seen_at + AMT_MEMCG_STALL))
+		*(unsigned long *)arg += now;
 	return LRU_SKIP;
 }
 
 /**
- * amt_pending_memcg_pages() - freeable pages deferred in one memcg
+ * amt_pending_memcg_pages() - freeable pages deferred in one memcg, still
+ *	coming back
  * @sc: the shrinker's memcg and node
  *
- * Return: the charged pages of the entries of @sc->memcg on @sc->nid.
+ * Return: the freeable pages left in the entries of @sc->memcg on
+ * @sc->nid, leaving out those whose teardown (or start) has freed nothing
+ * for AMT_MEMCG_STALL.
  */
 unsigned long amt_pending_memcg_pages(struct shrink_control *sc)
 {

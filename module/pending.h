@@ -30,6 +30,8 @@ struct amt_entry {
 	unsigned long charged;	/* freeable pages counted in pending_pages */
 	unsigned long freeable0; /* freeable pages when its teardown began */
 	unsigned long since;	/* jiffies at the deferral */
+	unsigned long seen_freeable;	/* memcg reclaim's last look ... */
+	unsigned long seen_at;		/* ... and when it last fell */
 	u64 seq;		/* deferral order, for drains */
 	pid_t pid;		/* the exiting task, for the tracepoints */
 	enum amt_entry_state state;	/* under pending.c's lock */
@@ -37,6 +39,12 @@ struct amt_entry {
 	bool reniced;		/* self: it tears down at nice 19 */
 	bool to_reaper;		/* stashed under a leader for the reaper */
 };
+
+/*
+ * memcg reclaim stops waiting for a teardown that has freed nothing for
+ * this long: stuck (docs/design.md, "memcg").
+ */
+#define AMT_MEMCG_STALL	HZ
 
 /*
  * The longest a stashed mm waits for its task to reach its teardown after

@@ -199,7 +199,7 @@ static void one(int hold_ms)
 /* Where @pid's thread other than the leader sleeps (wchan), into @buf. */
 static bool thread_wchan(pid_t pid, char *buf, size_t len)
 {
-	char path[96];
+	char path[320];
 	struct dirent *d;
 	bool ok = false;
 	FILE *f;

@@ -258,6 +258,8 @@ static void restart(struct setting *s, const char *cg, int ev_fd,
 	long wn0 = amt_stat("memcg_wait_ns");
 	long b0 = amt_stat("rejected_budget");
 	long p0 = amt_stat("rejected_pressure");
+	long nm0 = amt_stat("rejected_nomem"), sy0 = amt_stat("sync");
+	long nl0 = amt_stat("exit_not_last");
 	long rp0 = amt_stat("reaped"), h0 = amt_stat("handoffs");
 	long oom0 = amt_cgroup_get(cg, "memory.events", "oom");
 	long kill0 = amt_cgroup_get(cg, "memory.events", "oom_kill");
@@ -288,10 +290,12 @@ static void restart(struct setting *s, const char *cg, int ev_fd,
 	dq = amt_stat("queued") - q0;
 	dm = amt_stat("rejected_memcg") - m0;
 	amt_assert(dq == (defer ? 1 : 0),
-		   "round %d (%s, memory.max %lu MiB): queued +%ld, want +%d (rejected_memcg +%ld, rejected_budget +%ld, rejected_pressure +%ld)",
+		   "round %d (%s, memory.max %lu MiB): queued +%ld, want +%d (rejected_memcg +%ld, rejected_budget +%ld, rejected_pressure +%ld, rejected_nomem +%ld, sync +%ld, exit_not_last +%ld)",
 		   r, conf_name[c], s->max_mb, dq, defer ? 1 : 0, dm,
 		   amt_stat("rejected_budget") - b0,
-		   amt_stat("rejected_pressure") - p0);
+		   amt_stat("rejected_pressure") - p0,
+		   amt_stat("rejected_nomem") - nm0, amt_stat("sync") - sy0,
+		   amt_stat("exit_not_last") - nl0);
 	dt = amt_stat("memcg_tight") - tt0;
 	amt_assert(dm == 0 && dt == (defer && !s->room ? 1 : 0),
 		   "round %d (%s, memory.max %lu MiB): rejected_memcg +%ld, memcg_tight +%ld, want +0, +%d",

@@ -55,7 +55,8 @@
  * Longest one memcg reclaim call waits for deferred teardowns, and how
  * often it looks whether the memcg has room again (docs/design.md, "memcg
  * reclaim"). A charge waits again in each reclaim call, but only for
- * teardowns that are making progress (pending.c, AMT_MEMCG_STALL).
+ * teardowns that are freeing or about to start (pending.c,
+ * AMT_MEMCG_STALL and AMT_MEMCG_START_MAX).
  */
 #define AMT_MEMCG_SLICE_MS 20
 #define AMT_MEMCG_POLL_MS 2
@@ -291,7 +292,8 @@ static unsigned long amt_memcg_count(struct shrinker *s,
 	/* (empty only if nothing is listed: that clears the memcg's bit) */
 	if (!sc->memcg || !amt_pending_memcg_count(sc))
 		return SHRINK_EMPTY;
-	return amt_pending_memcg_pages(sc);
+	/* at least 2: do_shrink_slab() scans from freeable / 2 >= batch */
+	return max(amt_pending_memcg_pages(sc, false), 2UL);
 }
 
 /*
@@ -306,6 +308,7 @@ static unsigned long amt_memcg_count(struct shrinker *s,
 static unsigned long amt_memcg_scan(struct shrinker *s,
 				    struct shrink_control *sc)
 {
+	bool waited = false;
 	unsigned long end;
 	u64 t0;
 
@@ -320,21 +323,28 @@ static unsigned long amt_memcg_scan(struct shrinker *s,
 	if (!READ_ONCE(amt_oom_guard) || current_is_kswapd() ||
 	    amt_is_reaper(current) || (current->flags & PF_EXITING) ||
 	    fatal_signal_pending(current) || !(sc->gfp_mask & __GFP_FS) ||
-	    !amt_memcg_charging_at_limit(sc->memcg) ||
-	    !amt_pending_memcg_pages(sc))
+	    !amt_memcg_charging_at_limit(sc->memcg))
 		return SHRINK_STOP;
-	amt_stat_inc(AMT_STAT_MEMCG_WAITS);
-	/* A stash whose task is stuck before exit_notify() goes now. */
+	/*
+	 * Its teardowns start or go on at normal priority now: memcg reclaim
+	 * calls no other shrinker of ours. A stash whose task is stuck before
+	 * exit_notify() goes to the reapers.
+	 */
 	amt_reaper_handoff(AMT_HANDOFF_STUCK);
 	amt_reaper_boost();
 	t0 = ktime_get_ns();
 	end = jiffies + msecs_to_jiffies(AMT_MEMCG_SLICE_MS);
-	/* (no pages left to wait for: all ended, or stalled, see pending.c) */
-	while (amt_pending_memcg_pages(sc) &&
+	/* (nothing coming: all ended, or stalled, see amt_lru_sum()) */
+	while (amt_pending_memcg_pages(sc, true) &&
 	       amt_memcg_charging_at_limit(sc->memcg) &&
-	       !fatal_signal_pending(current) && time_before(jiffies, end))
+	       !fatal_signal_pending(current) && time_before(jiffies, end)) {
 		amt_wait_ended(msecs_to_jiffies(AMT_MEMCG_POLL_MS));
-	amt_stat_add(AMT_STAT_MEMCG_WAIT_NS, ktime_get_ns() - t0);
+		waited = true;
+	}
+	if (waited) {
+		amt_stat_inc(AMT_STAT_MEMCG_WAITS);
+		amt_stat_add(AMT_STAT_MEMCG_WAIT_NS, ktime_get_ns() - t0);
+	}
 	/* The charge finds the room itself: nothing freed here to report. */
 	return SHRINK_STOP;
 }

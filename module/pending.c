@@ -160,7 +160,7 @@ struct amt_entry *amt_entry_new(struct mm_struct *mm)
 	e->mm = mm;
 	e->charged = amt_mm_freeable(mm);
 	e->seen_freeable = e->charged;
-	e->seen_at = jiffies;
+	e->since = jiffies;	/* (amt_defer() sets it again) */
 	e->pid = current->pid;
 	return e;
 }
@@ -231,6 +231,8 @@ static struct amt_entry *amt_start(struct amt_entry *e)
 	mmgrab(e->mm);
 	e->freeable0 = amt_mm_freeable(e->mm);
 	e->state = AMT_RUNNING;
+	/* read under the list_lru's lock, not this one (amt_lru_sum()) */
+	WRITE_ONCE(e->started, jiffies ?: 1);
 	return e;
 }
 
@@ -690,10 +692,16 @@ bool amt_pending_memcg_visible(void)
 	return amt_lru_on && amt_memcg_kmem_on();
 }
 
+struct amt_lru_walk {
+	unsigned long pages;	/* freeable pages left, of the entries ... */
+	bool coming;		/* ... that still free or are about to start */
+};
+
 /*
  * Under the list's lock, so one walker at a time: the entry's mm is alive
  * while it is listed (its deferred reference, or the mmgrab() of
- * amt_start() until after amt_teardown() unlists it).
+ * amt_start() until after amt_teardown() unlists it), and seen_* are
+ * only written here (and before the entry is listed).
  */
 static enum lru_status amt_lru_sum(struct list_head *item,
 				   struct list_lru_one *list,
@@ -701,34 +709,48 @@ static enum lru_status amt_lru_sum(struct list_head *item,
 {
 	struct amt_entry *e = list_entry(item, struct amt_entry, lru);
 	unsigned long now = amt_mm_freeable(e->mm);
+	unsigned long started = READ_ONCE(e->started), since;
+	struct amt_lru_walk *w = arg;
 
+	if (!w->coming) {
+		w->pages += now;
+		return LRU_SKIP;
+	}
+	if (!started) {
+		/* queued or stashed: boosted by the caller, it starts soon */
+		if (time_before(jiffies, e->since + AMT_MEMCG_START_MAX))
+			w->pages += now;
+		return LRU_SKIP;
+	}
 	if (now < e->seen_freeable) {
 		e->seen_freeable = now;
 		e->seen_at = jiffies;
 	}
-	if (time_before(jiffies, e->seen_at + AMT_MEMCG_STALL))
-		*(unsigned long *)arg += now;
+	since = time_after(e->seen_at, started) ? e->seen_at : started;
+	if (time_before(jiffies, since + AMT_MEMCG_STALL))
+		w->pages += now;
 	return LRU_SKIP;
 }
 
 /**
- * amt_pending_memcg_pages() - freeable pages deferred in one memcg, still
- *	coming back
+ * amt_pending_memcg_pages() - freeable pages deferred in one memcg
  * @sc: the shrinker's memcg and node
+ * @coming: only those of teardowns still freeing: begun and freeing in the
+ *	last AMT_MEMCG_STALL, or deferred less than AMT_MEMCG_START_MAX ago
+ *	and not begun
  *
  * Return: the freeable pages left in the entries of @sc->memcg on
- * @sc->nid, leaving out those whose teardown (or start) has freed nothing
- * for AMT_MEMCG_STALL.
+ * @sc->nid (those @coming asks for).
  */
-unsigned long amt_pending_memcg_pages(struct shrink_control *sc)
+unsigned long amt_pending_memcg_pages(struct shrink_control *sc, bool coming)
 {
-	unsigned long pages = 0, nr = ULONG_MAX;
+	struct amt_lru_walk w = { .coming = coming };
+	unsigned long nr = ULONG_MAX;
 
 	if (!smp_load_acquire(&amt_lru_on))
 		return 0;
-	list_lru_walk_one(&amt_lru, sc->nid, sc->memcg, amt_lru_sum, &pages,
-			  &nr);
-	return pages;
+	list_lru_walk_one(&amt_lru, sc->nid, sc->memcg, amt_lru_sum, &w, &nr);
+	return w.pages;
 }
 
 /**

@@ -30,6 +30,7 @@ struct amt_entry {
 	unsigned long charged;	/* freeable pages counted in pending_pages */
 	unsigned long freeable0; /* freeable pages when its teardown began */
 	unsigned long since;	/* jiffies at the deferral */
+	unsigned long started;	/* jiffies its teardown began (0: not yet) */
 	unsigned long seen_freeable;	/* memcg reclaim's last look ... */
 	unsigned long seen_at;		/* ... and when it last fell */
 	u64 seq;		/* deferral order, for drains */
@@ -42,9 +43,11 @@ struct amt_entry {
 
 /*
  * memcg reclaim stops waiting for a teardown that has freed nothing for
- * this long: stuck (docs/design.md, "memcg").
+ * AMT_MEMCG_STALL since it began or last freed, and for one not begun
+ * AMT_MEMCG_START_MAX after its deferral (docs/design.md, "memcg").
  */
-#define AMT_MEMCG_STALL	HZ
+#define AMT_MEMCG_STALL		(2 * HZ)
+#define AMT_MEMCG_START_MAX	(2 * HZ)
 
 /*
  * The longest a stashed mm waits for its task to reach its teardown after
@@ -69,7 +72,8 @@ int amt_pending_init(void);
 void amt_pending_exit(void);
 int amt_pending_lru_init(struct shrinker *shrinker);
 bool amt_pending_memcg_visible(void);
-unsigned long amt_pending_memcg_pages(struct shrink_control *sc);
+unsigned long amt_pending_memcg_pages(struct shrink_control *sc,
+				      bool coming);
 unsigned long amt_pending_memcg_count(struct shrink_control *sc);
 bool amt_pending_charge(unsigned long pages, bool capped);
 void amt_pending_uncharge(unsigned long pages);

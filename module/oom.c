@@ -285,15 +285,18 @@ static bool amt_memcg_charging_at_limit(struct mem_cgroup *scanned)
 	return at;
 }
 
-/* memcg reclaim: the freeable pages deferred in sc->memcg on sc->nid. */
+/*
+ * memcg reclaim: is anything deferred in sc->memcg on sc->nid? The scan
+ * frees nothing itself, so no count means more than "call the scan": 2,
+ * the least for which do_shrink_slab() does (freeable / 2 >= batch = 1).
+ * Empty only if nothing is listed: that clears the memcg's bit.
+ */
 static unsigned long amt_memcg_count(struct shrinker *s,
 				     struct shrink_control *sc)
 {
-	/* (empty only if nothing is listed: that clears the memcg's bit) */
 	if (!sc->memcg || !amt_pending_memcg_count(sc))
 		return SHRINK_EMPTY;
-	/* at least 2: do_shrink_slab() scans from freeable / 2 >= batch */
-	return max(amt_pending_memcg_pages(sc, false), 2UL);
+	return 2;
 }
 
 /*
@@ -325,6 +328,9 @@ static unsigned long amt_memcg_scan(struct shrinker *s,
 	    fatal_signal_pending(current) || !(sc->gfp_mask & __GFP_FS) ||
 	    !amt_memcg_charging_at_limit(sc->memcg))
 		return SHRINK_STOP;
+	/* nothing coming: all ended, or stalled (amt_lru_sum()) */
+	if (!amt_pending_memcg_pages(sc))
+		return SHRINK_STOP;
 	/*
 	 * Its teardowns start or go on at normal priority now: memcg reclaim
 	 * calls no other shrinker of ours. A stash whose task is stuck before
@@ -334,8 +340,7 @@ static unsigned long amt_memcg_scan(struct shrinker *s,
 	amt_reaper_boost();
 	t0 = ktime_get_ns();
 	end = jiffies + msecs_to_jiffies(AMT_MEMCG_SLICE_MS);
-	/* (nothing coming: all ended, or stalled, see amt_lru_sum()) */
-	while (amt_pending_memcg_pages(sc, true) &&
+	while (amt_pending_memcg_pages(sc) &&
 	       amt_memcg_charging_at_limit(sc->memcg) &&
 	       !fatal_signal_pending(current) && time_before(jiffies, end)) {
 		amt_wait_ended(msecs_to_jiffies(AMT_MEMCG_POLL_MS));

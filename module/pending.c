@@ -160,7 +160,6 @@ struct amt_entry *amt_entry_new(struct mm_struct *mm)
 	e->mm = mm;
 	e->charged = amt_mm_freeable(mm);
 	e->seen_freeable = e->charged;
-	e->since = jiffies;	/* (amt_defer() sets it again) */
 	e->pid = current->pid;
 	return e;
 }
@@ -199,7 +198,13 @@ void amt_defer(struct amt_entry *e, struct task_struct *task)
 {
 	/* the deferred reference is a live one (the task's last, normally) */
 	AMT_CHECK(atomic_read(&e->mm->mm_users) > 0);
-	/* before anyone can see it: its teardown takes it off again */
+	/*
+	 * Before anyone can see it: its teardown takes it off again. The
+	 * list's lock publishes since and seen_at to amt_lru_sum(), amt_lock
+	 * publishes since to amt_handoff().
+	 */
+	e->since = jiffies;
+	e->seen_at = e->since;
 	if (amt_lru_on)
 		amt_lru_add(&amt_lru, &e->lru);
 	atomic_long_inc(&amt_pending_mms_cnt);
@@ -210,7 +215,6 @@ void amt_defer(struct amt_entry *e, struct task_struct *task)
 	}
 	spin_lock(&amt_lock);
 	e->seq = ++amt_seq;
-	e->since = jiffies;
 	list_add_tail(&e->deferred, &amt_deferred);
 	if (task) {
 		e->state = AMT_STASHED;
@@ -692,16 +696,11 @@ bool amt_pending_memcg_visible(void)
 	return amt_lru_on && amt_memcg_kmem_on();
 }
 
-struct amt_lru_walk {
-	unsigned long pages;	/* freeable pages left, of the entries ... */
-	bool coming;		/* ... that still free or are about to start */
-};
-
 /*
  * Under the list's lock, so one walker at a time: the entry's mm is alive
  * while it is listed (its deferred reference, or the mmgrab() of
- * amt_start() until after amt_teardown() unlists it), and seen_* are
- * only written here (and before the entry is listed).
+ * amt_start() until after amt_teardown() unlists it); seen_* are written
+ * only here and before the entry is listed.
  */
 static enum lru_status amt_lru_sum(struct list_head *item,
 				   struct list_lru_one *list,
@@ -710,47 +709,43 @@ static enum lru_status amt_lru_sum(struct list_head *item,
 	struct amt_entry *e = list_entry(item, struct amt_entry, lru);
 	unsigned long now = amt_mm_freeable(e->mm);
 	unsigned long started = READ_ONCE(e->started), since;
-	struct amt_lru_walk *w = arg;
+	unsigned long *pages = arg;
 
-	if (!w->coming) {
-		w->pages += now;
-		return LRU_SKIP;
-	}
 	if (!started) {
 		/* queued or stashed: boosted by the caller, it starts soon */
 		if (time_before(jiffies, e->since + AMT_MEMCG_START_MAX))
-			w->pages += now;
+			*pages += now;
 		return LRU_SKIP;
 	}
+	/* (a fall counts from the walk that sees it) */
 	if (now < e->seen_freeable) {
 		e->seen_freeable = now;
 		e->seen_at = jiffies;
 	}
 	since = time_after(e->seen_at, started) ? e->seen_at : started;
 	if (time_before(jiffies, since + AMT_MEMCG_STALL))
-		w->pages += now;
+		*pages += now;
 	return LRU_SKIP;
 }
 
 /**
- * amt_pending_memcg_pages() - freeable pages deferred in one memcg
+ * amt_pending_memcg_pages() - freeable pages still coming back in a memcg
  * @sc: the shrinker's memcg and node
- * @coming: only those of teardowns still freeing: begun and freeing in the
- *	last AMT_MEMCG_STALL, or deferred less than AMT_MEMCG_START_MAX ago
- *	and not begun
  *
  * Return: the freeable pages left in the entries of @sc->memcg on
- * @sc->nid (those @coming asks for).
+ * @sc->nid whose teardown is still freeing: begun, and freeing in the last
+ * AMT_MEMCG_STALL; or not begun, and deferred less than
+ * AMT_MEMCG_START_MAX ago.
  */
-unsigned long amt_pending_memcg_pages(struct shrink_control *sc, bool coming)
+unsigned long amt_pending_memcg_pages(struct shrink_control *sc)
 {
-	struct amt_lru_walk w = { .coming = coming };
-	unsigned long nr = ULONG_MAX;
+	unsigned long pages = 0, nr = ULONG_MAX;
 
 	if (!smp_load_acquire(&amt_lru_on))
 		return 0;
-	list_lru_walk_one(&amt_lru, sc->nid, sc->memcg, amt_lru_sum, &w, &nr);
-	return w.pages;
+	list_lru_walk_one(&amt_lru, sc->nid, sc->memcg, amt_lru_sum, &pages,
+			  &nr);
+	return pages;
 }
 
 /**

@@ -72,8 +72,7 @@ int amt_pending_init(void);
 void amt_pending_exit(void);
 int amt_pending_lru_init(struct shrinker *shrinker);
 bool amt_pending_memcg_visible(void);
-unsigned long amt_pending_memcg_pages(struct shrink_control *sc,
-				      bool coming);
+unsigned long amt_pending_memcg_pages(struct shrink_control *sc);
 unsigned long amt_pending_memcg_count(struct shrink_control *sc);
 bool amt_pending_charge(unsigned long pages, bool capped);
 void amt_pending_uncharge(unsigned long pages);

@@ -1,0 +1,115 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A charge at memory.max waits for the deferred teardowns of its memcg
+ * only while they free (docs/design.md, "memcg", the bound): behind a
+ * teardown stuck in an mmu_notifier (the fixture's stall), a replacement
+ * that needs the stuck memory waits, then meets the memcg OOM killer once
+ * the teardown has freed nothing for AMT_MEMCG_STALL (2 s), instead of
+ * waiting for as long as the teardown is stuck. (Without the module the
+ * supervisor would have waited in waitpid() for the stuck exit instead.)
+ * One mode: the bound counts from the teardown's start, which both modes
+ * stamp in the same place (amt_start()).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "amt_guest.h"
+#include "../helper/amt_helper.h"
+
+#define MB 192
+#define STALL_S 2	/* AMT_MEMCG_STALL */
+
+static void stalling_body(void *unused)
+{
+	int fd = open(AMT_BLOCK_DEV, O_RDONLY);
+
+	if (fd < 0 || ioctl(fd, AMT_IOC_STALL_MM))
+		_exit(5);
+	close(fd);	/* the notifier stays with the mm */
+	amt_map_anon(MB);
+}
+
+static void run(void)
+{
+	long q0, t0, w0, wn0, k0;
+	uint64_t start, took;
+	pid_t stuck, pid;
+	char cg[128];
+	int st = 0, i;
+
+	amt_helper_load();
+	amt_write_file(AMT_HELPER "stall", "0");
+	for (i = 0; i < 1000 && amt_helper_get("stalled"); i++)
+		usleep(10000);
+	amt_assert(!amt_helper_get("stalled"),
+		   "the fixture is still busy from an earlier test");
+	amt_assert(!amt_cgroup_create("amt_memcg_stuck", MB * 3 / 2, cg,
+				      sizeof(cg)), "cannot create a cgroup");
+	amt_write_file("/proc/self/oom_score_adj", "-1000");
+	/* out of the pressure window of the tests before (1 s) */
+	sleep(2);
+
+	amt_assert(!amt_write_file(AMT_HELPER "stall", "1"), "cannot stall");
+	amt_hog_cgroup = cg;
+	amt_hog_oom_score_adj = "0";
+	stuck = amt_hog_fn(stalling_body, NULL);
+	q0 = amt_stat("queued");
+	t0 = amt_stat("memcg_tight");
+	amt_kill_wait(stuck);
+	amt_hog_cgroup = NULL;
+	amt_hog_oom_score_adj = NULL;
+	amt_assert(amt_stat("queued") - q0 == 1 &&
+		   amt_stat("memcg_tight") - t0 == 1,
+		   "the stuck process's exit was not deferred into its full cgroup (queued +%ld, memcg_tight +%ld)",
+		   amt_stat("queued") - q0, amt_stat("memcg_tight") - t0);
+	for (i = 0; i < 5000 && amt_helper_get("stalled") < 1; i++)
+		usleep(1000);
+	amt_assert(amt_helper_get("stalled") == 1, "the teardown never stalled");
+
+	/* the replacement needs the stuck memory: more than the room left */
+	w0 = amt_stat("memcg_waits");
+	wn0 = amt_stat("memcg_wait_ns");
+	k0 = amt_cgroup_get(cg, "memory.events", "oom_kill");
+	start = amt_now_ns();
+	pid = fork();
+	amt_assert(pid >= 0, "fork: %s", strerror(errno));
+	if (!pid) {
+		amt_cgroup_enter(cg);
+		amt_write_file("/proc/self/oom_score_adj", "0");
+		amt_map_anon(MB);
+		_exit(0);
+	}
+	for (i = 0; i < 60000 && waitpid(pid, &st, WNOHANG) == 0; i++)
+		usleep(1000);
+	took = amt_now_ns() - start;
+	if (i == 60000) {
+		kill(pid, SIGKILL);
+		waitpid(pid, &st, 0);
+	}
+	amt_write_file(AMT_HELPER "stall", "0");
+	amt_note("replacement of %d MiB in a %d MiB cgroup behind a stuck %d MiB teardown: ended after %.2f s (status 0x%x), memcg OOM kills +%ld, memcg_waits +%ld (%.2f s)",
+		 MB, MB * 3 / 2, MB, took / 1e9, st,
+		 amt_cgroup_get(cg, "memory.events", "oom_kill") - k0,
+		 amt_stat("memcg_waits") - w0,
+		 (amt_stat("memcg_wait_ns") - wn0) / 1e9);
+	amt_assert(i < 60000, "the replacement's charge waited 60 s behind a stuck teardown");
+	amt_assert(amt_stat("memcg_waits") > w0,
+		   "the replacement's charge did not wait for the teardown");
+	amt_assert(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL &&
+		   amt_cgroup_get(cg, "memory.events", "oom_kill") > k0,
+		   "the replacement was not memcg-OOM-killed (status 0x%x)", st);
+	/* the wait ends at the stall bound, not with the stuck teardown */
+	amt_assert(took < (STALL_S + 8) * 1000000000ULL * amt_teardown_slow(),
+		   "the replacement ended %.1f s after its start", took / 1e9);
+	amt_assert(!amt_drain(60000), "drain after the stall failed");
+	rmdir(cg);
+}
+
+AMT_TEST("memcg_stuck",
+	 "a charge at memory.max waits for a deferred teardown of its memcg only while it frees: behind a stuck one, the replacement meets the memcg OOM killer after the 2 s stall bound",
+	 180, run)

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -18,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "amt_guest.h"
+#include "../../tests/guest/helper/amt_helper.h"
 
 #define AMT_EXIT_SKIP 77
 #define AMT_MEM_TOLERANCE_KB (48 * 1024)
@@ -259,6 +261,16 @@ void amt_helper_load(void)
 	err = amt_load_ko("/amt/amt_helper.ko", NULL);
 	amt_assert(!err, "cannot load the fixture module: %s", strerror(err));
 	amt_assert(access(AMT_BLOCK_DEV, F_OK) == 0, "no " AMT_BLOCK_DEV);
+}
+
+void amt_stalling_body(void *mb)
+{
+	int fd = open(AMT_BLOCK_DEV, O_RDONLY);
+
+	if (fd < 0 || ioctl(fd, AMT_IOC_STALL_MM))
+		_exit(5);
+	close(fd);	/* the notifier stays with the mm */
+	amt_map_anon((unsigned long)mb);
 }
 
 bool amt_kernel_has(const char *sym)

@@ -86,6 +86,12 @@ void amt_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 #define AMT_BLOCK_DEV "/dev/amt_block"
 void amt_helper_load(void);
 long amt_helper_get(const char *param);	/* a parameter's number, -1 */
+/*
+ * An amt_hog_fn() body: the fixture's mmu_notifier on the hog's mm (its
+ * teardown stalls while "stall" is 1), then (unsigned long)@mb MiB
+ * mapped and touched.
+ */
+void amt_stalling_body(void *mb);
 /* Does the running kernel have the function SYM (/proc/kallsyms)? */
 bool amt_kernel_has(const char *sym);
 /*

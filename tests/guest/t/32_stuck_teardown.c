@@ -10,24 +10,12 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <unistd.h>
 #include "amt_guest.h"
-#include "../helper/amt_helper.h"
 
 #define N 4
 #define MB 128
 #define TOL_KB (48 * 1024)
-
-static void stalling_body(void *unused)
-{
-	int fd = open(AMT_BLOCK_DEV, O_RDONLY);
-
-	if (fd < 0 || ioctl(fd, AMT_IOC_STALL_MM))
-		_exit(5);
-	close(fd);	/* the notifier stays with the mm */
-	amt_map_anon(MB);
-}
 
 static long stalled(void)
 {
@@ -50,7 +38,7 @@ static uint64_t round_behind_stall(void)
 	snprintf(cap, sizeof(cap), "%ld", amt_mem_total_kb() / 4 * 3 / 4);
 	amt_assert(!amt_param_set("max_pending_pages", cap), "cannot set cap");
 	amt_assert(!amt_write_file(AMT_HELPER "stall", "1"), "cannot stall");
-	stuck = amt_hog_fn(stalling_body, NULL);
+	stuck = amt_hog_fn(amt_stalling_body, (void *)MB);
 	amt_kill_wait(stuck);
 	for (i = 0; i < 5000 && stalled() < 1; i++)
 		usleep(1000);

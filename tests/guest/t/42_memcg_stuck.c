@@ -15,25 +15,13 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include "amt_guest.h"
-#include "../helper/amt_helper.h"
 
 #define MB 192
 #define ROOM 16		/* MiB the cgroup has beyond the stuck process */
 #define STALL_S 2	/* AMT_MEMCG_STALL */
-
-static void stalling_body(void *unused)
-{
-	int fd = open(AMT_BLOCK_DEV, O_RDONLY);
-
-	if (fd < 0 || ioctl(fd, AMT_IOC_STALL_MM))
-		_exit(5);
-	close(fd);	/* the notifier stays with the mm */
-	amt_map_anon(MB);
-}
 
 static void run(void)
 {
@@ -63,7 +51,7 @@ static void run(void)
 	amt_assert(!amt_write_file(AMT_HELPER "stall", "1"), "cannot stall");
 	amt_hog_cgroup = cg;
 	amt_hog_oom_score_adj = "0";
-	stuck = amt_hog_fn(stalling_body, NULL);
+	stuck = amt_hog_fn(amt_stalling_body, (void *)MB);
 	q0 = amt_stat("queued");
 	t0 = amt_stat("memcg_tight");
 	amt_kill_wait(stuck);

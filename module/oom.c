@@ -278,8 +278,9 @@ static bool amt_memcg_charging_at_limit(struct mem_cgroup *scanned)
 	rcu_read_lock();
 	charging = current->active_memcg ?: mem_cgroup_from_task(current);
 	for (m = scanned; m && !at; m = parent_mem_cgroup(m))
-		at = page_counter_read(&m->memory) + 2 * MEMCG_CHARGE_BATCH >=
-		     READ_ONCE(m->memory.max) &&
+		at = !amt_memcg_has_room(page_counter_read(&m->memory),
+					 READ_ONCE(m->memory.max),
+					 2 * MEMCG_CHARGE_BATCH) &&
 		     mem_cgroup_is_descendant(charging, m);
 	rcu_read_unlock();
 	return at;

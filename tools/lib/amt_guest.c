@@ -263,6 +263,15 @@ void amt_helper_load(void)
 	amt_assert(access(AMT_BLOCK_DEV, F_OK) == 0, "no " AMT_BLOCK_DEV);
 }
 
+bool amt_helper_wait(const char *param, long want, int ms)
+{
+	int i;
+
+	for (i = 0; i < ms && amt_helper_get(param) != want; i++)
+		usleep(1000);
+	return amt_helper_get(param) == want;
+}
+
 void amt_stalling_body(void *mb)
 {
 	int fd = open(AMT_BLOCK_DEV, O_RDONLY);

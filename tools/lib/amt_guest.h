@@ -86,6 +86,8 @@ void amt_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 #define AMT_BLOCK_DEV "/dev/amt_block"
 void amt_helper_load(void);
 long amt_helper_get(const char *param);	/* a parameter's number, -1 */
+/* Wait up to @ms for the fixture's @param to read @want; did it? */
+bool amt_helper_wait(const char *param, long want, int ms);
 /*
  * An amt_hog_fn() body: the fixture's mmu_notifier on the hog's mm (its
  * teardown stalls while "stall" is 1), then (unsigned long)@mb MiB

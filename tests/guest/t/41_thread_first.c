@@ -85,16 +85,6 @@ static long threads(pid_t pid)
 	return n;
 }
 
-/* Wait up to @ms for the helper's @param to become @want. */
-static bool helper_wait(const char *param, long want, int ms)
-{
-	int i;
-
-	for (i = 0; i < ms && amt_helper_get(param) != want; i++)
-		usleep(1000);
-	return amt_helper_get(param) == want;
-}
-
 /*
  * One kill. @hold_ms: how long the leader's close stays blocked after the
  * thread is gone: past AMT_STASH_MAX (100 ms) the stash left to the
@@ -130,7 +120,7 @@ static pid_t kill_held(struct base *b)
 	SNAP(b, reaped_by_self);
 	SNAP(b, reaped_by_reaper);
 	kill(pid, SIGKILL);
-	amt_assert(helper_wait("blocked", 1, 10000),
+	amt_assert(amt_helper_wait("blocked", 1, 10000),
 		   "the leader's close never blocked");
 	amt_assert(DELTA(b, exit_not_last) == 1 && DELTA(b, queued) == 0,
 		   "the leader's exit_mm() was not the first drop (exit_not_last +%ld, queued +%ld)",
@@ -149,7 +139,7 @@ static void one(int hold_ms)
 	pid = kill_held(&b);
 	t_gate = amt_now_ns();
 	amt_write_file(AMT_HELPER "gate", "0");
-	amt_assert(helper_wait("waiting", 0, 10000), "the gate did not open");
+	amt_assert(amt_helper_wait("waiting", 0, 10000), "the gate did not open");
 	/* the thread is gone once the leader is the process's only task */
 	for (i = 0; i < 10000 && threads(pid) != 1; i++)
 		usleep(1000);
@@ -279,8 +269,8 @@ static void run(void)
 	amt_helper_load();
 	amt_write_file(AMT_HELPER "hold", "0");
 	amt_write_file(AMT_HELPER "gate", "0");
-	amt_assert(helper_wait("blocked", 0, 10000) &&
-		   helper_wait("waiting", 0, 10000),
+	amt_assert(amt_helper_wait("blocked", 0, 10000) &&
+		   amt_helper_wait("waiting", 0, 10000),
 		   "the fixture is still busy from an earlier test");
 	snprintf(cap, sizeof(cap), "%ld", amt_mem_total_kb() / 4 * 3 / 4);
 	amt_assert(!amt_param_set("max_pending_pages", cap), "cannot set cap");

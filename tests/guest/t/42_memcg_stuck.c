@@ -33,9 +33,7 @@ static void run(void)
 
 	amt_helper_load();
 	amt_write_file(AMT_HELPER "stall", "0");
-	for (i = 0; i < 1000 && amt_helper_get("stalled"); i++)
-		usleep(10000);
-	amt_assert(!amt_helper_get("stalled"),
+	amt_assert(amt_helper_wait("stalled", 0, 10000),
 		   "the fixture is still busy from an earlier test");
 	/*
 	 * Room for little more than the stuck process: the replacement meets
@@ -61,9 +59,8 @@ static void run(void)
 		   amt_stat("memcg_tight") - t0 == 1,
 		   "the stuck process's exit was not deferred into its full cgroup (queued +%ld, memcg_tight +%ld)",
 		   amt_stat("queued") - q0, amt_stat("memcg_tight") - t0);
-	for (i = 0; i < 5000 && amt_helper_get("stalled") < 1; i++)
-		usleep(1000);
-	amt_assert(amt_helper_get("stalled") == 1, "the teardown never stalled");
+	amt_assert(amt_helper_wait("stalled", 1, 5000),
+		   "the teardown never stalled");
 
 	/* the replacement needs the stuck memory: more than the room left */
 	w0 = amt_stat("memcg_waits");

@@ -6,17 +6,22 @@
  * not yet woken: the wake-up is owed at exit_notify(), which the blocked
  * close delays), and either waits up to AMT_STASH_MAX (100 ms) for the
  * timer. Right then a second process that has filled the rest of RAM
- * (to 8 MiB above the high watermarks) asks
- * for 512 MiB more: without the module the dead process's memory would
+ * (to 1 MiB above the high watermarks, see room_kb()) asks for 512 MiB
+ * more: without the module the dead process's memory would
  * already be free, so that allocation must succeed with the module too,
  * with no OOM kill, because reclaim (the shrinker) and the OOM notifier see
  * the deferred pages and have them torn down. Reclaim must have met them
  * (the shrinker or the OOM notifier ran while they were deferred): that
- * is what this test is about, and it says so if the pressure came late.
+ * is what this test is about. An attempt where it did not (the pressure
+ * reached the watermark after the teardown, or reclaim passed them by)
+ * proves nothing either way and is noted with the reclaim passes that ran;
+ * the test tries again, up to ATTEMPTS times, and fails if none met them.
+ * An OOM kill or a failed allocation fails at once.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,6 +33,9 @@
 #define MB 1024
 #define MORE_MB 512
 #define SLACK_MB 1
+#define ATTEMPTS 3
+/* the presser's CPU: its per-CPU free lists count as room */
+#define PRESS_CPU 0
 
 static void victim(void *unused)
 {
@@ -45,18 +53,22 @@ static long zone_room_kb(long free, long high, long reserve)
 }
 
 /*
- * What an allocation of user memory can take before kswapd and direct
- * reclaim start: in each zone, the free pages above its high watermark
- * and above the reserve it keeps from allocations that could use a higher
- * zone (lowmem_reserve, zoneinfo's "protection": the largest, as user
- * memory can come from the highest zone). MemFree counts the DMA zone's
- * free pages, which that reserve makes unusable (11 MiB of 18 free when a
- * presser stopping on MemFree was OOM-killed on 6.1-rt).
+ * What an allocation of user memory on PRESS_CPU can take before kswapd
+ * and direct reclaim start: in each zone, the free pages above its high
+ * watermark and above the reserve it keeps from allocations that could use
+ * a higher zone (lowmem_reserve, zoneinfo's "protection": the largest, as
+ * user memory can come from the highest zone), plus the pages on
+ * PRESS_CPU's per-CPU free lists, which an allocation there takes first
+ * without lowering the zone's free count (on 7.2 those lists can hold tens
+ * of MiB: uncounted, they let the pressure reach the watermark after the
+ * hand-off window). MemFree counts the DMA zone's free pages, which that
+ * reserve makes unusable (11 MiB of 18 free when a presser stopping on
+ * MemFree was OOM-killed on 6.1-rt).
  */
 static long room_kb(void)
 {
 	FILE *f = fopen("/proc/zoneinfo", "r");
-	long free = 0, high = 0, reserve = 0, room = 0, n;
+	long free = 0, high = 0, reserve = 0, room = 0, n, cpu = -1;
 	char line[256], *p, *end;
 
 	amt_assert(f, "no /proc/zoneinfo");
@@ -65,6 +77,12 @@ static long room_kb(void)
 		if (!strncmp(line, "Node ", 5)) {	/* the next zone */
 			room += zone_room_kb(free, high, reserve);
 			free = high = reserve = 0;
+			cpu = -1;
+		} else if (sscanf(line, " cpu: %ld", &n) == 1) {
+			cpu = n;
+		} else if (cpu == PRESS_CPU &&
+			   sscanf(line, " count: %ld", &n) == 1) {
+			free += n;
 		} else if (sscanf(line, " pages free %ld", &n) == 1) {
 			free = n;
 		} else if (sscanf(line, " high %ld", &n) == 1) {
@@ -91,6 +109,7 @@ static long room_kb(void)
 static pid_t presser(unsigned long max, int *to, int *from)
 {
 	unsigned long mb, step;
+	cpu_set_t cpus;
 	int a[2], b[2];
 	long room;
 	pid_t pid;
@@ -104,6 +123,10 @@ static pid_t presser(unsigned long max, int *to, int *from)
 		close(b[0]);
 		/* the OOM killer's choice, if it had to choose */
 		amt_write_file("/proc/self/oom_score_adj", "0");
+		CPU_ZERO(&cpus);
+		CPU_SET(PRESS_CPU, &cpus);
+		if (sched_setaffinity(0, sizeof(cpus), &cpus))
+			_exit(6);
 		/* 1 MiB steps at the end, to stop at the watermark */
 		for (mb = 0; mb < max && (room = room_kb()) > SLACK_MB * 1024;
 		     mb += step) {
@@ -136,27 +159,43 @@ static char get(int fd, int ms)
 	return c;
 }
 
-static void run(void)
+/* Reclaim passes so far: kswapd's runs and direct reclaim stalls. */
+static long reclaim_runs(void)
 {
-	long oom0, q0, s0, d0, h0, avail;
+	static const char * const ev[] = {
+		"pageoutrun", "allocstall_dma", "allocstall_dma32",
+		"allocstall_normal", "allocstall_movable", "allocstall_device",
+	};
+	long sum = 0, n;
+	size_t i;
+
+	for (i = 0; i < sizeof(ev) / sizeof(ev[0]); i++) {
+		n = amt_vmstat(ev[i]);
+		sum += n > 0 ? n : 0;
+	}
+	return sum;
+}
+
+/* Waits until no close of the fixture is blocked. */
+static void unblocked(void)
+{
+	amt_assert(amt_helper_wait("blocked", 0, 10000),
+		   "a close is still blocked");
+}
+
+/* One kill under pressure; 1 if reclaim met the deferred pages. */
+static int attempt(int n)
+{
+	long oom0, q0, s0, d0, h0, r0, avail, met;
 	int to, from, i, status;
 	uint64_t t0, t_go;
 	pid_t v, p;
-	char cap[32];
 
-	amt_helper_load();
-	amt_write_file(AMT_HELPER "hold", "0");
-	for (i = 0; i < 1000 && amt_helper_get("blocked") != 0; i++)
-		usleep(10000);
-	amt_assert(amt_helper_get("blocked") == 0, "a close is still blocked");
-	snprintf(cap, sizeof(cap), "%ld", amt_mem_total_kb() / 4 * 3 / 4);
-	amt_assert(!amt_param_set("max_pending_pages", cap), "cannot set cap");
 	amt_assert(!amt_write_file(AMT_HELPER "hold", "1"), "cannot hold");
 	v = amt_hog_fn(victim, NULL);
 	avail = amt_mem_available_kb() / 1024;
 	amt_assert(avail > MORE_MB + SLACK_MB + 256,
 		   "only %ld MiB available next to the 1 GiB victim", avail);
-	amt_write_file("/proc/self/oom_score_adj", "-1000");
 	oom0 = amt_vmstat("oom_kill");
 	p = presser(avail + 256, &to, &from);
 	if (get(from, 120000) != 'r') {
@@ -169,9 +208,13 @@ static void run(void)
 	s0 = amt_stat("shrinker_scans");
 	d0 = amt_stat("oom_drains");
 	h0 = amt_stat("handoffs");
+	r0 = reclaim_runs();
 	t0 = amt_now_ns();
 	kill(v, SIGKILL);
-	/* its exit is past exit_mm() (deferred) once the close blocks */
+	/*
+	 * Its exit is past exit_mm() (deferred) once the close blocks; polled
+	 * every 0.5 ms, to start the pressure early in the window.
+	 */
 	for (i = 0; i < 10000 && amt_helper_get("blocked") < 1; i++)
 		usleep(500);
 	t_go = amt_now_ns();
@@ -180,22 +223,43 @@ static void run(void)
 	amt_assert(get(from, 60000) == 'd',
 		   "the presser's %d MiB did not come (oom_kill +%ld)", MORE_MB,
 		   amt_vmstat("oom_kill") - oom0);
-	amt_note("kill->go %.1f ms, kill->512 MiB more %.0f ms; queued +%ld, shrinker_scans +%ld, oom_drains +%ld, handoffs +%ld",
-		 (t_go - t0) / 1e6, (amt_now_ns() - t0) / 1e6,
+	met = amt_stat("shrinker_scans") - s0 + amt_stat("oom_drains") - d0;
+	amt_note("attempt %d: kill->go %.1f ms, kill->512 MiB more %.0f ms; queued +%ld, shrinker_scans +%ld, oom_drains +%ld, handoffs +%ld, reclaim passes +%ld",
+		 n, (t_go - t0) / 1e6, (amt_now_ns() - t0) / 1e6,
 		 amt_stat("queued") - q0, amt_stat("shrinker_scans") - s0,
-		 amt_stat("oom_drains") - d0, amt_stat("handoffs") - h0);
+		 amt_stat("oom_drains") - d0, amt_stat("handoffs") - h0,
+		 reclaim_runs() - r0);
 	amt_assert(waitpid(p, &status, WNOHANG) == 0, "the presser died");
 	amt_assert(amt_vmstat("oom_kill") == oom0, "OOM kills: +%ld",
 		   amt_vmstat("oom_kill") - oom0);
 	amt_assert(amt_stat("queued") - q0 == 1, "the victim was not deferred");
-	/* the window was met: reclaim ran while its pages were deferred */
-	amt_assert(amt_stat("shrinker_scans") - s0 + amt_stat("oom_drains") - d0 > 0,
-		   "no reclaim met the deferred pages (kill->go %.1f ms): the pressure came too late",
-		   (t_go - t0) / 1e6);
+	if (!met)
+		amt_note("attempt %d: neither the shrinker nor the OOM notifier ran while the pages were deferred (reclaim passes +%ld)",
+			 n, reclaim_runs() - r0);
 	kill(p, SIGKILL);
 	amt_reap(p);
 	amt_write_file(AMT_HELPER "hold", "0");
 	amt_reap(v);
+	unblocked();
+	return met > 0;
+}
+
+static void run(void)
+{
+	char cap[32];
+	int n;
+
+	amt_helper_load();
+	amt_write_file(AMT_HELPER "hold", "0");
+	unblocked();
+	snprintf(cap, sizeof(cap), "%ld", amt_mem_total_kb() / 4 * 3 / 4);
+	amt_assert(!amt_param_set("max_pending_pages", cap), "cannot set cap");
+	amt_write_file("/proc/self/oom_score_adj", "-1000");
+	for (n = 1; n <= ATTEMPTS; n++) {
+		if (attempt(n))
+			return;
+	}
+	amt_fail("in %d attempts, no reclaim met the deferred pages", ATTEMPTS);
 }
 
 AMT_TEST_BOTH("stuck_close_oom", "memory pressure while a dead 1 GiB process's close blocks (inside the 100 ms hand-off window) is served by tearing it down: no OOM kill, the allocation succeeds", 300, run)

@@ -82,6 +82,7 @@ static bool amt_try_defer(struct mm_struct *mm)
 		.rss = get_mm_rss(mm),
 		.thresh = READ_ONCE(amt_thresh_pages),
 	};
+	unsigned long shmem;
 	struct amt_entry *e;
 	enum amt_verdict v;
 	bool self;
@@ -98,6 +99,10 @@ static bool amt_try_defer(struct mm_struct *mm)
 			facts.pressure = amt_under_pressure();
 			facts.memcg_full = amt_memcg_full(current, facts.rss);
 			facts.memcg_waits = amt_pending_memcg_visible();
+			/* the memcg wait cannot see shmem (amt_decide()) */
+			shmem = get_mm_counter(mm, MM_SHMEMPAGES);
+			facts.memcg_shmem_full = facts.memcg_full && shmem &&
+						 amt_memcg_full(current, shmem);
 			facts.aio = amt_mm_has_aio(mm);
 		}
 	}

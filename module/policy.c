@@ -38,9 +38,12 @@ enum amt_verdict amt_decide(const struct amt_exit_facts *f)
 		return AMT_REJECT_PRESSURE;
 	/*
 	 * The memcg could OOM-kill for pages we keep charged while deferred,
-	 * unless its reclaim waits for their teardown (oom.c).
+	 * unless its reclaim waits for their teardown (oom.c). It cannot wait
+	 * for shmem: those pages are freed at the last fput() of their file,
+	 * which a deferred teardown delays to the kernel's fput worker, after
+	 * the wait has ended.
 	 */
-	if (f->memcg_full && !f->memcg_waits)
+	if (f->memcg_full && (!f->memcg_waits || f->memcg_shmem_full))
 		return AMT_REJECT_MEMCG;
 	/* exit_aio() waits for in-flight AIO: it must not stall the one reaper. */
 	if (f->aio)

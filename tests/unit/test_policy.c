@@ -66,6 +66,10 @@ int main(void)
 	f.memcg_waits = true;
 	CHECK(amt_decide(&f) == AMT_DEFER,
 	      "full memcg whose reclaim waits for the teardown: deferred");
+	f.memcg_shmem_full = true;
+	CHECK(amt_decide(&f) == AMT_REJECT_MEMCG,
+	      "full memcg lacking room for the shmem it cannot wait for: inline");
+	f.memcg_shmem_full = false;
 	f.pressure = true;
 	CHECK(amt_decide(&f) == AMT_REJECT_PRESSURE,
 	      "a waiting memcg does not lift the pressure gate");

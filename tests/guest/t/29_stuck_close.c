@@ -35,11 +35,8 @@ static long blocked(void)
 /* Kill @pid and return once its exit blocks in the close. */
 static void kill_until_blocked(pid_t pid)
 {
-	int i;
-
 	kill(pid, SIGKILL);
-	for (i = 0; i < 10000 && blocked() < 1; i++)
-		usleep(1000);
+	amt_helper_wait("blocked", 1, 10000);
 	amt_assert(blocked() == 1, "the close of pid %d never blocked", pid);
 	amt_assert(waitpid(pid, NULL, WNOHANG) == 0,
 		   "pid %d was reaped although its close blocks", pid);
@@ -52,13 +49,12 @@ static void run(void)
 	uint64_t t0, dt;
 	char cap[32];
 	pid_t pid;
-	int err, i;
+	int err;
 
 	amt_helper_load();
 	/* a close left blocked by an earlier failure ends first */
 	amt_write_file(AMT_HELPER "hold", "0");
-	for (i = 0; i < 1000 && blocked() != 0; i++)
-		usleep(10000);
+	amt_helper_wait("blocked", 0, 10000);
 	amt_assert(blocked() == 0, "%ld closes still blocked", blocked());
 	/* room for 1 GiB on the reaper's queue (default: RAM/4) */
 	snprintf(cap, sizeof(cap), "%ld", amt_mem_total_kb() / 4 * 3 / 4);

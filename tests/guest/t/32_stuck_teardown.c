@@ -40,9 +40,7 @@ static uint64_t round_behind_stall(void)
 	amt_assert(!amt_write_file(AMT_HELPER "stall", "1"), "cannot stall");
 	stuck = amt_hog_fn(amt_stalling_body, (void *)MB);
 	amt_kill_wait(stuck);
-	for (i = 0; i < 5000 && stalled() < 1; i++)
-		usleep(1000);
-	if (stalled() != 1)
+	if (!amt_helper_wait("stalled", 1, 5000))
 		amt_stats_note();
 	amt_assert(stalled() == 1, "the teardown never stalled (queued +%ld)",
 		   amt_stat("queued") - q0);
@@ -82,7 +80,7 @@ static uint64_t round_behind_stall(void)
 static void run(void)
 {
 	uint64_t ns;
-	int err, i;
+	int err;
 
 	amt_assert(amt_stat("reaper_threads") >= 2, "%ld reaper threads",
 		   amt_stat("reaper_threads"));
@@ -93,8 +91,7 @@ static void run(void)
 	 */
 	sleep(2);
 	amt_write_file(AMT_HELPER "stall", "0");
-	for (i = 0; i < 1000 && stalled() != 0; i++)
-		usleep(10000);
+	amt_helper_wait("stalled", 0, 10000);
 	amt_assert(stalled() == 0, "%ld teardowns still stalled", stalled());
 
 	ns = round_behind_stall();

@@ -82,6 +82,8 @@ static bool amt_try_defer(struct mm_struct *mm)
 		.rss = get_mm_rss(mm),
 		.thresh = READ_ONCE(amt_thresh_pages),
 	};
+	/* every final drop forgets its mm in the OOM ring (oom.c) */
+	bool oom_ring = amt_oom_ring_take(mm);
 	unsigned long shmem;
 	struct amt_entry *e;
 	enum amt_verdict v;
@@ -95,7 +97,7 @@ static bool amt_try_defer(struct mm_struct *mm)
 	if (facts.enabled && facts.rss >= facts.thresh / 2) {
 		facts.rss = amt_mm_rss_exact(mm);
 		if (facts.rss >= facts.thresh) {
-			facts.oom = amt_oom_involved(current, mm);
+			facts.oom = amt_oom_involved(current, mm, oom_ring);
 			facts.pressure = amt_under_pressure();
 			facts.memcg_full = amt_memcg_full(current, facts.rss);
 			facts.memcg_waits = amt_pending_memcg_visible();

@@ -63,13 +63,18 @@
 
 /*
  * Recently OOM-targeted mms. Written from the oom:mark_victim probe (under
- * the victim's task_lock, atomic context), read and cleared by the final
- * drop. A stale entry only keeps a later mm at the same address inline once.
+ * the victim's task_lock, atomic context), read and cleared by every final
+ * drop in exit_mm(), large or small: a victim's entry left in the ring
+ * would match a later mm at the same address (the slab reuses it at once)
+ * and keep that one inline. An entry whose final drop is not exit_mm()'s
+ * (a /proc reader dropped last) stays until overwritten, and keeps a later
+ * mm at its address inline once. amt_oom_ring_live counts the entries, so
+ * that exits read the ring only after an OOM kill.
  */
 #define AMT_OOM_RING 64
 static struct mm_struct *amt_oom_ring[AMT_OOM_RING];
 static unsigned int amt_oom_ring_next;
-static int amt_oom_ring_used;
+static int amt_oom_ring_live;
 /* raw: the probe runs with preemption off, also on PREEMPT_RT */
 static DEFINE_RAW_SPINLOCK(amt_oom_lock);
 
@@ -95,14 +100,16 @@ bool amt_under_pressure(void)
 /* The OOM killer holds task_lock(task): task->mm is stable. */
 static void amt_note_victim(struct task_struct *task)
 {
-	struct mm_struct *mm = task->mm;
+	struct mm_struct *mm = task->mm, **slot;
 	unsigned long flags;
 
 	if (!mm)
 		return;
 	raw_spin_lock_irqsave(&amt_oom_lock, flags);
-	amt_oom_ring[amt_oom_ring_next++ % AMT_OOM_RING] = mm;
-	WRITE_ONCE(amt_oom_ring_used, 1);
+	slot = &amt_oom_ring[amt_oom_ring_next++ % AMT_OOM_RING];
+	if (!*slot)
+		WRITE_ONCE(amt_oom_ring_live, amt_oom_ring_live + 1);
+	*slot = mm;
 	raw_spin_unlock_irqrestore(&amt_oom_lock, flags);
 	amt_stat_inc(AMT_STAT_OOM_MARKED);
 }
@@ -132,8 +139,13 @@ static void amt_mark_victim_probe(void *data, struct task_struct *task,
 }
 #endif
 
-/* Look @mm up in the ring, and forget it: this is its final drop. */
-static bool amt_oom_ring_take(struct mm_struct *mm)
+/**
+ * amt_oom_ring_take() - was @mm targeted by the OOM killer? Forget it.
+ * @mm: an mm at its final drop in exit_mm(), whatever its size
+ *
+ * Return: true if the ring held it.
+ */
+bool amt_oom_ring_take(struct mm_struct *mm)
 {
 	bool found = false;
 	unsigned long flags;
@@ -145,12 +157,13 @@ static bool amt_oom_ring_take(struct mm_struct *mm)
 	 * the ring insert happened before that decrement (docs/design.md).
 	 */
 	smp_rmb();
-	if (!READ_ONCE(amt_oom_ring_used))
+	if (!READ_ONCE(amt_oom_ring_live))
 		return false;
 	raw_spin_lock_irqsave(&amt_oom_lock, flags);
 	for (i = 0; i < AMT_OOM_RING; i++) {
 		if (amt_oom_ring[i] == mm) {
 			amt_oom_ring[i] = NULL;
+			WRITE_ONCE(amt_oom_ring_live, amt_oom_ring_live - 1);
 			found = true;
 		}
 	}
@@ -162,12 +175,13 @@ static bool amt_oom_ring_take(struct mm_struct *mm)
  * amt_oom_involved() - is this final drop part of an OOM kill?
  * @tsk: the exiting task (current), holding the last reference of @mm
  * @mm: its mm
+ * @ring: amt_oom_ring_take(@mm), taken by the caller at every final drop
  *
  * Return: true if the mm must be torn down inline.
  */
-bool amt_oom_involved(struct task_struct *tsk, struct mm_struct *mm)
+bool amt_oom_involved(struct task_struct *tsk, struct mm_struct *mm,
+		      bool ring)
 {
-	bool ring = amt_oom_ring_take(mm);
 	bool marked = tsk_is_oom_victim(tsk) ||
 		      test_tsk_thread_flag(tsk, TIF_MEMDIE);
 

@@ -10,7 +10,9 @@
 #include <linux/mm_types.h>
 #include <linux/sched.h>
 
-bool amt_oom_involved(struct task_struct *tsk, struct mm_struct *mm);
+bool amt_oom_ring_take(struct mm_struct *mm);
+bool amt_oom_involved(struct task_struct *tsk, struct mm_struct *mm,
+		      bool ring);
 bool amt_under_pressure(void);
 bool amt_memcg_full(struct task_struct *tsk, unsigned long pages);
 int amt_oom_init(void);

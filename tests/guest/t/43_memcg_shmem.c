@@ -28,7 +28,13 @@
 
 static void run(void)
 {
-	long q0, r0, t0, k0;
+	static const char * const why[] = {
+		"sync", "sync_small", "rejected", "rejected_pressure",
+		"rejected_nomem", "rejected_budget", "exit_not_last",
+		"exit_late",
+	};
+	long q0, r0, t0, k0, w0[sizeof(why) / sizeof(why[0])];
+	size_t i;
 	pid_t hog, pid;
 	char cg[128];
 	int st = 0;
@@ -48,7 +54,12 @@ static void run(void)
 	r0 = amt_stat("rejected_memcg");
 	t0 = amt_stat("memcg_tight");
 	k0 = amt_cgroup_get(cg, "memory.events", "oom_kill");
+	for (i = 0; i < sizeof(why) / sizeof(why[0]); i++)
+		w0[i] = amt_stat(why[i]);
 	amt_kill_wait(hog);
+	if (amt_stat("rejected_memcg") - r0 != 1)
+		for (i = 0; i < sizeof(why) / sizeof(why[0]); i++)
+			amt_note("%s +%ld", why[i], amt_stat(why[i]) - w0[i]);
 	amt_note("%d MiB of shmem in a %d MiB cgroup: queued +%ld, rejected_memcg +%ld, memcg_tight +%ld",
 		 MB, LIMIT_MB, amt_stat("queued") - q0,
 		 amt_stat("rejected_memcg") - r0, amt_stat("memcg_tight") - t0);

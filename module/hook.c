@@ -102,7 +102,7 @@ static bool amt_try_defer(struct mm_struct *mm)
 			facts.memcg_full = amt_memcg_full(current, facts.rss);
 			facts.memcg_waits = amt_pending_memcg_visible();
 			/* the memcg wait cannot see shmem (amt_decide()) */
-			shmem = get_mm_counter(mm, MM_SHMEMPAGES);
+			shmem = amt_mm_counter_exact(mm, MM_SHMEMPAGES);
 			facts.memcg_shmem_full = facts.memcg_full && shmem &&
 						 amt_memcg_full(current, shmem);
 			facts.aio = amt_mm_has_aio(mm);

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # make check: host unit tests, the guest suite on one Debian kernel, and
 # (on the default kernel) self-tests proving the harness catches failures.
-#   scripts/check.sh [SUITE...]   SUITE: bookworm (default), trixie, sid
+#   scripts/check.sh [SUITE...]   SUITE: bookworm (default), bookworm-rt, trixie, sid
 # Prints TAP lines and ends with "N passed, N failed"; skips ("ok ... #
 # SKIP") count as neither and are reported on the line before.
 set -uo pipefail

@@ -84,7 +84,6 @@ static bool amt_try_defer(struct mm_struct *mm)
 	};
 	/* every final drop forgets its mm in the OOM ring (oom.c) */
 	bool oom_ring = amt_oom_ring_take(mm);
-	unsigned long shmem;
 	struct amt_entry *e;
 	enum amt_verdict v;
 	bool self;
@@ -101,10 +100,17 @@ static bool amt_try_defer(struct mm_struct *mm)
 			facts.pressure = amt_under_pressure();
 			facts.memcg_full = amt_memcg_full(current, facts.rss);
 			facts.memcg_waits = amt_pending_memcg_visible();
-			/* the memcg wait cannot see shmem (amt_decide()) */
-			shmem = amt_mm_counter_exact(mm, MM_SHMEMPAGES);
-			facts.memcg_shmem_full = facts.memcg_full && shmem &&
-						 amt_memcg_full(current, shmem);
+			/*
+			 * The memcg wait cannot see shmem (amt_decide()):
+			 * counted only where the wait would decide.
+			 */
+			if (facts.memcg_full && facts.memcg_waits) {
+				unsigned long shmem =
+					amt_mm_counter_exact(mm, MM_SHMEMPAGES);
+
+				facts.memcg_shmem_full = shmem &&
+					amt_memcg_full(current, shmem);
+			}
 			facts.aio = amt_mm_has_aio(mm);
 		}
 	}

@@ -14,12 +14,7 @@
  * kill; an anonymous process of the same size in the same cgroup is
  * deferred (its wait can see it), as memcg_respawn shows.
  */
-#include <errno.h>
-#include <signal.h>
 #include <stdio.h>
-#include <string.h>
-#include <sys/mman.h>
-#include <sys/wait.h>
 #include <unistd.h>
 #include "amt_guest.h"
 
@@ -37,7 +32,6 @@ static void run(void)
 	size_t i;
 	pid_t hog, pid;
 	char cg[128];
-	int st = 0;
 
 	amt_assert(!amt_cgroup_create("amt_memcg_shmem", LIMIT_MB, cg,
 				      sizeof(cg)), "cannot create a cgroup");
@@ -69,27 +63,16 @@ static void run(void)
 		   amt_stat("queued") - q0, amt_stat("rejected_memcg") - r0);
 
 	/* the replacement, at once: its shared memory must fit */
-	pid = fork();
-	amt_assert(pid >= 0, "fork: %s", strerror(errno));
-	if (!pid) {
-		char *p;
-		size_t len = (size_t)MB << 20, i;
-
-		amt_cgroup_enter(cg);
-		amt_write_file("/proc/self/oom_score_adj", "0");
-		p = mmap(NULL, len, PROT_READ | PROT_WRITE,
-			 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-		if (p == MAP_FAILED)
-			_exit(2);
-		for (i = 0; i < len; i += 4096)
-			p[i] = 1;
-		_exit(0);
-	}
-	amt_assert(waitpid(pid, &st, 0) == pid, "waitpid: %s", strerror(errno));
-	amt_assert(WIFEXITED(st) && !WEXITSTATUS(st) &&
-		   amt_cgroup_get(cg, "memory.events", "oom_kill") == k0,
-		   "the replacement did not get its %d MiB (status 0x%x, memcg OOM kills +%ld)",
-		   MB, st, amt_cgroup_get(cg, "memory.events", "oom_kill") - k0);
+	amt_hog_cgroup = cg;
+	amt_hog_oom_score_adj = "0";
+	pid = amt_hog_try(MB, AMT_HOG_SHMEM);
+	amt_hog_cgroup = NULL;
+	amt_hog_oom_score_adj = NULL;
+	amt_assert(pid && amt_cgroup_get(cg, "memory.events", "oom_kill") == k0,
+		   "the replacement did not get its %d MiB (%s, memcg OOM kills +%ld)",
+		   MB, pid ? "alive" : "died",
+		   amt_cgroup_get(cg, "memory.events", "oom_kill") - k0);
+	amt_kill_wait(pid);
 	rmdir(cg);
 }
 

@@ -18,6 +18,7 @@
 #include <linux/module.h>
 #include <linux/sched/mm.h>
 #include <linux/sched/signal.h>
+#include <linux/shmem_fs.h>
 #include <linux/slab.h>
 #include <linux/topology.h>
 #include "amt_trace.h"
@@ -71,6 +72,48 @@ static void amt_release_exe(struct mm_struct *mm)
 }
 
 /*
+ * The shmem pages whose last reference @mm's mappings may hold, at most:
+ * the pages in memory of the shmem files it maps (memfd, tmpfs, MAP_SHARED
+ * anonymous memory), mapped by it or not. Those pages are freed at the
+ * file's last fput(), after a deferred teardown (amt_decide()). Resident
+ * pages (nrpages), not the file's size: a sparse memfd (a JVM's heap
+ * reservation) charges the memcg only for what it holds. A file mapped
+ * several times (one heap in several views) is counted once when its
+ * mappings follow each other or it is among the last AMT_SHMEM_SEEN files
+ * seen, otherwise again: too much only ever keeps an exit inline. The
+ * walk only reads: the caller holds the last mm_users reference, so
+ * nothing maps or unmaps; it does not wait for the lock (khugepaged, a
+ * /proc reader), and without it the bound is unknown, ULONG_MAX.
+ */
+#define AMT_SHMEM_SEEN 4
+static unsigned long amt_mm_shmem_bound(struct mm_struct *mm)
+{
+	struct address_space *seen[AMT_SHMEM_SEEN] = { NULL };
+	struct address_space *m;
+	struct vm_area_struct *vma;
+	unsigned long pages = 0, n;
+	unsigned int i, next = 0;
+	VMA_ITERATOR(vmi, mm, 0);
+
+	if (!mmap_read_trylock(mm))
+		return ULONG_MAX;
+	for_each_vma(vmi, vma) {
+		if (!vma->vm_file || !shmem_file(vma->vm_file))
+			continue;
+		m = vma->vm_file->f_mapping;
+		for (i = 0; i < AMT_SHMEM_SEEN && seen[i] != m; i++)
+			;
+		if (i < AMT_SHMEM_SEEN)
+			continue;
+		seen[next++ % AMT_SHMEM_SEEN] = m;
+		n = READ_ONCE(m->nrpages);
+		pages = pages + n < pages ? ULONG_MAX : pages + n;
+	}
+	mmap_read_unlock(mm);
+	return pages;
+}
+
+/*
  * Holding the last mm_users reference, try to defer the mm: stash it for
  * the task itself (mode=self) or queue it for the reaper. Returns false if
  * it must be torn down inline; the reason is counted.
@@ -100,13 +143,9 @@ static bool amt_try_defer(struct mm_struct *mm)
 			facts.pressure = amt_under_pressure();
 			facts.memcg_full = amt_memcg_full(current, facts.rss);
 			facts.memcg_waits = amt_pending_memcg_visible();
-			/*
-			 * The memcg wait cannot see shmem (amt_decide()):
-			 * counted only where the wait would decide.
-			 */
-			if (facts.memcg_full && facts.memcg_waits) {
-				unsigned long shmem =
-					amt_mm_counter_exact(mm, MM_SHMEMPAGES);
+			/* the memcg wait cannot see shmem (amt_decide()) */
+			if (amt_memcg_limited(current)) {
+				unsigned long shmem = amt_mm_shmem_bound(mm);
 
 				facts.memcg_shmem_full = shmem &&
 					amt_memcg_full(current, shmem);

@@ -223,6 +223,31 @@ bool amt_memcg_full(struct task_struct *tsk, unsigned long pages)
 #endif
 }
 
+/**
+ * amt_memcg_limited() - has the exiting task's memcg, or an ancestor, a
+ * memory.max? (The gates that cost a walk of the mm run only then.)
+ * @tsk: the exiting task (current)
+ *
+ * Return: true if some memcg on the path to the root has a finite max.
+ */
+bool amt_memcg_limited(struct task_struct *tsk)
+{
+#ifdef CONFIG_MEMCG
+	struct mem_cgroup *m;
+	bool limited = false;
+
+	if (!READ_ONCE(amt_oom_guard) || mem_cgroup_disabled())
+		return false;
+	rcu_read_lock();
+	for (m = mem_cgroup_from_task(tsk); m && !limited; m = parent_mem_cgroup(m))
+		limited = READ_ONCE(m->memory.max) != PAGE_COUNTER_MAX;
+	rcu_read_unlock();
+	return limited;
+#else
+	return false;
+#endif
+}
+
 static int amt_oom_notify(struct notifier_block *nb, unsigned long unused,
 			  void *arg)
 {

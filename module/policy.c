@@ -43,7 +43,7 @@ enum amt_verdict amt_decide(const struct amt_exit_facts *f)
 	 * which a deferred teardown delays to the kernel's fput worker, after
 	 * the wait has ended.
 	 */
-	if (f->memcg_full && (!f->memcg_waits || f->memcg_shmem_full))
+	if ((f->memcg_full && !f->memcg_waits) || f->memcg_shmem_full)
 		return AMT_REJECT_MEMCG;
 	/* exit_aio() waits for in-flight AIO: it must not stall the one reaper. */
 	if (f->aio)

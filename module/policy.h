@@ -37,7 +37,7 @@ struct amt_exit_facts {
 	bool pressure;		/* global OOM or direct reclaim very recently */
 	bool memcg_full;	/* a memcg on the path lacks room for rss */
 	bool memcg_waits;	/* its reclaim waits for deferred teardowns */
-	bool memcg_shmem_full;	/* ... lacks room for the mm's shmem pages */
+	bool memcg_shmem_full;	/* ... lacks room for its shmem files */
 	bool aio;		/* mm->ioctx_table != NULL */
 };
 

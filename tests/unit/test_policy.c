@@ -69,7 +69,13 @@ int main(void)
 	f.memcg_shmem_full = true;
 	CHECK(amt_decide(&f) == AMT_REJECT_MEMCG,
 	      "full memcg lacking room for the shmem it cannot wait for: inline");
-	f.memcg_shmem_full = false;
+	f = big();
+	f.memcg_shmem_full = true;
+	CHECK(amt_decide(&f) == AMT_REJECT_MEMCG,
+	      "memcg with room for the RSS but not for the shmem files: inline");
+	f = big();
+	f.memcg_full = true;
+	f.memcg_waits = true;
 	f.pressure = true;
 	CHECK(amt_decide(&f) == AMT_REJECT_PRESSURE,
 	      "a waiting memcg does not lift the pressure gate");

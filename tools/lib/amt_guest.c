@@ -571,6 +571,11 @@ pid_t amt_hog_fn(void (*fn)(void *), void *arg)
 	return amt_hog_spawn(fn, arg, false);
 }
 
+pid_t amt_hog_fn_try(void (*fn)(void *), void *arg)
+{
+	return amt_hog_spawn(fn, arg, true);
+}
+
 static void amt_hog_body(void *arg)
 {
 	unsigned long spec = (unsigned long)arg;

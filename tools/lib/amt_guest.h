@@ -158,6 +158,7 @@ pid_t amt_hog(unsigned long mb, enum amt_hog_kind kind);
 pid_t amt_hog_fn(void (*fn)(void *), void *arg); /* custom child body */
 /* Like amt_hog(), but returns 0 if the child died (OOM) before ready. */
 pid_t amt_hog_try(unsigned long mb, enum amt_hog_kind kind);
+pid_t amt_hog_fn_try(void (*fn)(void *), void *arg);
 extern const char *amt_hog_cgroup;	 /* new hogs join this cgroup */
 extern const char *amt_hog_oom_score_adj; /* and set this oom_score_adj */
 /*

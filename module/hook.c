@@ -73,8 +73,10 @@ static void amt_release_exe(struct mm_struct *mm)
 
 /*
  * The shmem pages whose last reference @mm's mappings may hold, at most:
- * the pages in memory of the shmem files it maps (memfd, tmpfs, MAP_SHARED
- * anonymous memory), mapped by it or not. Those pages are freed at the
+ * the pages in memory of the unlinked shmem files it maps (memfd, MAP_SHARED
+ * anonymous memory, SysV segments, a tmpfs file deleted while mapped),
+ * mapped by it or not; a file still linked in a tmpfs keeps its pages
+ * after its last fput() anyway. Those pages are freed at the
  * file's last fput(), after a deferred teardown (amt_decide()). Resident
  * pages (nrpages), not the file's size: a sparse memfd (a JVM's heap
  * reservation) charges the memcg only for what it holds. A file mapped
@@ -99,6 +101,9 @@ static unsigned long amt_mm_shmem_bound(struct mm_struct *mm)
 		return ULONG_MAX;
 	for_each_vma(vmi, vma) {
 		if (!vma->vm_file || !shmem_file(vma->vm_file))
+			continue;
+		/* a file with a name keeps its pages after the last fput() */
+		if (file_inode(vma->vm_file)->i_nlink)
 			continue;
 		m = vma->vm_file->f_mapping;
 		for (i = 0; i < AMT_SHMEM_SEEN && seen[i] != m; i++)
@@ -147,6 +152,13 @@ static bool amt_try_defer(struct mm_struct *mm)
 			if (amt_memcg_limited(current)) {
 				unsigned long shmem = amt_mm_shmem_bound(mm);
 
+				/*
+				 * Without the wait nothing comes back before
+				 * the files: room for the RSS beside them.
+				 */
+				if (shmem && !facts.memcg_waits)
+					shmem = shmem > ULONG_MAX - facts.rss ?
+						ULONG_MAX : shmem + facts.rss;
 				facts.memcg_shmem_full = shmem &&
 					amt_memcg_full(current, shmem);
 			}

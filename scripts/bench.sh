@@ -8,7 +8,10 @@
 # Environment: AMT_BENCH_MEM (guest RAM, default 7G: room for 2 GiB children
 # and for 16 x 256 MiB), AMT_BENCH_ROUNDS
 # (default 7), AMT_BENCH_QUICK=1 (a smoke run of every section, minutes),
-# AMT_BENCH_ICOUNT=1 (make bench-icount: only the small-process loops, under
+# AMT_BENCH_TRACE=1 (after the sections, one traced round of 8 x 256 MiB
+# killed together per configuration, kept as <kernel><tag>.trace and
+# summarised by scripts/trace-parallel.py: where the CPUs went until the
+# parent had reaped them all), AMT_BENCH_ICOUNT=1 (make bench-icount: only the small-process loops, under
 # QEMU's -icount, where guest time counts instructions: a cost of a fraction
 # of a percent shows through, which host noise hides in a normal run),
 # AMT_BENCH_ONLY=SECTION[,SECTION] (some of latency, parallel, spawn, cpu,
@@ -57,6 +60,8 @@ if [ -n "${AMT_BENCH_ONLY:-}" ]; then
 	tag+=-${only//,/-}
 fi
 [ -z "$only" ] || append+=" amt_only=--only=$only"
+trace=${AMT_BENCH_TRACE:-0}
+[ "$trace" = 0 ] || append+=" amt_trace=--trace=/tmp/trace.txt"
 
 eval "$("$top/scripts/kernel.sh" "$suite")"
 out=$top/bench/results
@@ -66,7 +71,7 @@ rc=0
 	-T 7200 -a "$append" || rc=$?
 res=$top/build/logs/$KVER-bench.results
 cut_section() { # from to
-	tr -d '\r' < "$res" | sed -n "/^#$1\$/,/^#$2\$/p" | sed '1d;$d'
+	tr -d '\r' < "$res" | sed -n "/^#$1\$/,/^#\($2\)\$/p" | sed '1d;$d'
 }
 if ! grep -q '^#ENDBENCH' "$res"; then
 	echo "bench: no results from the guest (see build/logs/$KVER-bench.console.log)" >&2
@@ -80,12 +85,17 @@ fi
 	cut_section TABLE JSON
 } > "$out/$KVER$tag.txt"
 cut_section JSON PLOT > "$out/$KVER$tag.json"
+if [ "$trace" != 0 ]; then
+	cut_section TRACE ENDTRACE > "$out/$KVER$tag.trace"
+	python3 "$top/scripts/trace-parallel.py" "$out/$KVER$tag.trace" |
+		tee "$out/$KVER$tag.trace.txt"
+fi
 if [ -n "$only" ]; then
 	echo "bench: results in bench/results/$KVER$tag.{txt,json}" >&2
 	cat "$out/$KVER$tag.txt"
 	exit $rc
 fi
-cut_section PLOT ENDBENCH > "$out/$KVER.dat"
+cut_section PLOT 'ENDBENCH\|TRACE' > "$out/$KVER.dat"
 
 if ! command -v gnuplot >/dev/null; then
 	[ "$(id -u)" = 0 ] && DEBIAN_FRONTEND=noninteractive \

@@ -42,6 +42,7 @@ extern bool quick;
 extern int spawn_settle_ms;
 extern unsigned long mem_total_mb;
 extern char cap_param[64];
+extern const char *trace_path;
 
 /* The sections --only can name, in the order they run (main.c's table). */
 enum section {
@@ -196,6 +197,7 @@ void warm_up(void);
 /* The sections: each fills its part of @r (main.c's table). */
 void bench_latency(struct results *r);
 void bench_parallel(struct results *r);
+void bench_parallel_trace(const char *path);
 void bench_spawn(struct results *r);
 void bench_cpu(struct results *r);
 double cpu_ratio(const struct cpu_res *r, enum cfg c);

@@ -5,7 +5,7 @@
  *
  *	exit_latency [--rounds N] [--json FILE] [--plot FILE] [--quick]
  *		     [--only=SECTION[,SECTION...]] [--spawn-only]
- *		     [--spawn-settle MS]
+ *		     [--spawn-settle MS] [--trace FILE]
  *
  * Compares three configurations A/B/C-interleaved within one boot, the
  * order rotating every round: "sync" (the module loaded, enabled=0: the
@@ -41,7 +41,9 @@
  * after each insmod or rmmod of 3. before its loops are timed (default
  * 300 ms; make bench-icount, where idle time costs no host time, uses
  * 12 s: right after boot the loops ran at half speed for a while, see
- * docs/benchmarks.md).
+ * docs/benchmarks.md). --trace FILE adds, after everything, one traced
+ * round of 8 x 256 MiB killed together per configuration (trace.c), for
+ * scripts/trace-parallel.py.
  *
  * Prints a human table on stdout, writes the same as JSON to the --json
  * FILE (both from render.c) and the latency medians by size (anonymous memory, THP off, kill)
@@ -57,6 +59,7 @@ const char *const kind_name[] = { "anon", "thp", "shmem", "file" };
 int rounds = 7;
 bool quick;
 int spawn_settle_ms = 300;
+const char *trace_path;
 unsigned long mem_total_mb;
 char cap_param[64];
 static struct results res;
@@ -153,6 +156,10 @@ int main(int argc, char **argv)
 			parse_only(argv[i] + 7);
 		else if (!strcmp(argv[i], "--only") && i + 1 < argc)
 			parse_only(argv[++i]);
+		else if (!strncmp(argv[i], "--trace=", 8))
+			trace_path = argv[i] + 8;
+		else if (!strcmp(argv[i], "--trace") && i + 1 < argc)
+			trace_path = argv[++i];
 		else if (!strcmp(argv[i], "--spawn-only"))
 			parse_only("spawn");
 		else if (!strncmp(argv[i], "--spawn-settle=", 15))
@@ -160,7 +167,7 @@ int main(int argc, char **argv)
 		else if (!strcmp(argv[i], "--spawn-settle") && i + 1 < argc)
 			spawn_settle_ms = atoi(argv[++i]);
 		else
-			die("usage: exit_latency [--rounds N] [--json FILE] [--plot FILE] [--quick] [--only=SECTION,...] [--spawn-only] [--spawn-settle MS]");
+			die("usage: exit_latency [--rounds N] [--json FILE] [--plot FILE] [--quick] [--only=SECTION,...] [--spawn-only] [--spawn-settle MS] [--trace FILE]");
 	}
 	if (rounds < 2 || rounds > MAX_SAMPLES)
 		die("--rounds must be 2..%d", MAX_SAMPLES);
@@ -194,6 +201,8 @@ int main(int argc, char **argv)
 			d->render(&res);
 		}
 	}
+	if (trace_path)
+		bench_parallel_trace(trace_path);
 	check_targets(&res);
 	render_targets(&res);
 	if (plot_path && RUNS(S_LATENCY))

@@ -122,6 +122,17 @@ static inline unsigned long amt_mm_rss_exact(struct mm_struct *mm)
 #endif
 }
 
+/* One counter of an mm, exact as amt_mm_rss_exact() (for candidates). */
+static inline unsigned long amt_mm_counter_exact(struct mm_struct *mm,
+						 int member)
+{
+#if defined(AMT_HAVE_GET_MM_COUNTER_SUM)
+	return get_mm_counter_sum(mm, member);
+#else
+	return get_mm_counter(mm, member);
+#endif
+}
+
 /*
  * Does a dying task keep its cgroup populated until its final context
  * switch (v7.0: cgroup_task_dead())? Then a teardown in the task after

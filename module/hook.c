@@ -119,6 +119,32 @@ static unsigned long amt_mm_shmem_bound(struct mm_struct *mm)
 }
 
 /*
+ * Would some memcg on the exiting task's path lack room for what a
+ * deferral keeps charged beyond the memcg wait (amt_decide(): the wait
+ * cannot see shmem)? Only a limited path is worth the walk.
+ */
+static bool amt_memcg_shmem_full(struct mm_struct *mm, bool waits)
+{
+	unsigned long pages, anon;
+
+	if (!amt_memcg_limited(current))
+		return false;
+	pages = amt_mm_shmem_bound(mm);
+	if (!pages)
+		return false;
+	/*
+	 * Without the wait nothing comes back before the files: room for the
+	 * anonymous pages beside them (not the RSS: it has the mapped shmem
+	 * again, and file pages that no teardown frees).
+	 */
+	if (!waits) {
+		anon = amt_mm_counter_exact(mm, MM_ANONPAGES);
+		pages = pages > ULONG_MAX - anon ? ULONG_MAX : pages + anon;
+	}
+	return amt_memcg_full(current, pages);
+}
+
+/*
  * Holding the last mm_users reference, try to defer the mm: stash it for
  * the task itself (mode=self) or queue it for the reaper. Returns false if
  * it must be torn down inline; the reason is counted.
@@ -148,20 +174,8 @@ static bool amt_try_defer(struct mm_struct *mm)
 			facts.pressure = amt_under_pressure();
 			facts.memcg_full = amt_memcg_full(current, facts.rss);
 			facts.memcg_waits = amt_pending_memcg_visible();
-			/* the memcg wait cannot see shmem (amt_decide()) */
-			if (amt_memcg_limited(current)) {
-				unsigned long shmem = amt_mm_shmem_bound(mm);
-
-				/*
-				 * Without the wait nothing comes back before
-				 * the files: room for the RSS beside them.
-				 */
-				if (shmem && !facts.memcg_waits)
-					shmem = shmem > ULONG_MAX - facts.rss ?
-						ULONG_MAX : shmem + facts.rss;
-				facts.memcg_shmem_full = shmem &&
-					amt_memcg_full(current, shmem);
-			}
+			facts.memcg_shmem_full =
+				amt_memcg_shmem_full(mm, facts.memcg_waits);
 			facts.aio = amt_mm_has_aio(mm);
 		}
 	}

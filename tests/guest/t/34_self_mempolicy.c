@@ -19,6 +19,7 @@
 
 #define MPOL_INTERLEAVE_ 3
 #define MB 1024
+#define ATTEMPTS 3
 
 static void body(void *arg)
 {
@@ -32,10 +33,10 @@ static void body(void *arg)
 static void run(void)
 {
 	bool self = !strcmp(amt_mode, "self");
-	long q0, s0, r0, m0;
+	long q0, s0, r0, m0, h0;
 	char cap[32];
 	uint64_t inline_ns, ns;
-	int from_exit, ours, after;
+	int from_exit, ours, after, attempt;
 	pid_t pid;
 
 	if (syscall(SYS_get_mempolicy, NULL, NULL, 0, NULL, 0) && errno == ENOSYS)
@@ -47,23 +48,44 @@ static void run(void)
 	/* room for 1 GiB in reaper mode (the default cap is RAM/4) */
 	snprintf(cap, sizeof(cap), "%ld", amt_mem_total_kb() / 4 * 3 / 4);
 	amt_assert(!amt_param_set("max_pending_pages", cap), "cannot raise the cap");
-	q0 = amt_stat("queued");
-	s0 = amt_stat("reaped_by_self");
-	r0 = amt_stat("reaped_by_reaper");
-	m0 = amt_stat("self_mempolicy");
-	amt_trace_start();
-	amt_ftrace_start("mpol_put_task_policy");
-	pid = amt_hog_fn(body, NULL);
-	ns = amt_kill_wait(pid);
-	amt_assert(!amt_drain(60000), "drain failed");
-	amt_trace_stop();
-	/* "mpol_put_task_policy <-do_exit" (a .cold or .part suffix) */
-	from_exit = amt_trace_lines(pid, "mpol_put_task_policy <-do_exit", NULL);
-	ours = amt_trace_lines(pid, "mpol_put_task_policy <-amt_notify_self_mpol",
-			       NULL);
-	after = amt_trace_lines(pid, "mpol_put_task_policy <-amt_notify_self_mpol",
-				"mm_reaper_reap");
-	amt_ftrace_stop();
+	/*
+	 * In mode=self a task that takes longer than AMT_STASH_MAX (100 ms)
+	 * from exit_mm() to its teardown loses its stash to the reaper
+	 * (stuck_close tests that); the order asserted here is then not
+	 * observable, so such an attempt is noted and tried again. (One
+	 * debug-kernel run saw the original called 0 times in mode=self,
+	 * which a hand-off would explain; the counters were not printed.)
+	 */
+	for (attempt = 1;; attempt++) {
+		q0 = amt_stat("queued");
+		s0 = amt_stat("reaped_by_self");
+		r0 = amt_stat("reaped_by_reaper");
+		m0 = amt_stat("self_mempolicy");
+		h0 = amt_stat("handoffs");
+		amt_trace_start();
+		amt_ftrace_start("mpol_put_task_policy");
+		pid = amt_hog_fn(body, NULL);
+		ns = amt_kill_wait(pid);
+		amt_assert(!amt_drain(60000), "drain failed");
+		amt_trace_stop();
+		/* "mpol_put_task_policy <-do_exit" (a .cold or .part suffix) */
+		from_exit = amt_trace_lines(pid, "mpol_put_task_policy <-do_exit",
+					    NULL);
+		ours = amt_trace_lines(pid,
+				       "mpol_put_task_policy <-amt_notify_self_mpol",
+				       NULL);
+		after = amt_trace_lines(pid,
+					"mpol_put_task_policy <-amt_notify_self_mpol",
+					"mm_reaper_reap");
+		amt_ftrace_stop();
+		if (!self || amt_stat("handoffs") == h0)
+			break;
+		amt_note("attempt %d: the stash was handed off to the reaper (handoffs +%ld, reaped_by_reaper +%ld)",
+			 attempt, amt_stat("handoffs") - h0,
+			 amt_stat("reaped_by_reaper") - r0);
+		amt_assert(attempt < ATTEMPTS,
+			   "every attempt's stash was handed off to the reaper");
+	}
 	amt_note("kill->waitpid with an interleave policy: inline %.1f ms, deferred %.1f ms",
 		 inline_ns / 1e6, ns / 1e6);
 	amt_assert(amt_stat("queued") - q0 == 1, "queued +%ld, want +1",
@@ -72,8 +94,10 @@ static void run(void)
 	amt_assert(from_exit == 1, "do_exit() called mpol_put_task_policy() %d times, want once",
 		   from_exit);
 	amt_assert(ours == (self ? 1 : 0),
-		   "the module called the original %d times, want %d", ours,
-		   self ? 1 : 0);
+		   "the module called the original %d times, want %d (reaped_by_self +%ld, reaped_by_reaper +%ld, self_mempolicy +%ld)",
+		   ours, self ? 1 : 0, amt_stat("reaped_by_self") - s0,
+		   amt_stat("reaped_by_reaper") - r0,
+		   amt_stat("self_mempolicy") - m0);
 	if (self) {
 		amt_assert(amt_stat("self_mempolicy") == m0,
 			   "sent to the reaper for its mempolicy (self_mempolicy +%ld)",

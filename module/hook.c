@@ -119,15 +119,17 @@ static unsigned long amt_mm_shmem_bound(struct mm_struct *mm)
 }
 
 /*
- * Would some memcg on the exiting task's path lack room for what a
- * deferral keeps charged beyond the memcg wait (amt_decide(): the wait
- * cannot see shmem)? Only a limited path is worth the walk.
+ * Would some memcg on the exiting task's path (@room: amt_memcg_room())
+ * lack room for what a deferral keeps charged beyond the memcg wait
+ * (amt_decide(): the wait cannot see shmem)? Only a limited path is worth
+ * the walk.
  */
-static bool amt_memcg_shmem_full(struct mm_struct *mm, bool waits)
+static bool amt_memcg_shmem_full(struct mm_struct *mm, unsigned long room,
+				 bool waits)
 {
 	unsigned long pages, anon;
 
-	if (!amt_memcg_limited(current))
+	if (room == ULONG_MAX)
 		return false;
 	pages = amt_mm_shmem_bound(mm);
 	if (!pages)
@@ -141,7 +143,7 @@ static bool amt_memcg_shmem_full(struct mm_struct *mm, bool waits)
 		anon = amt_mm_counter_exact(mm, MM_ANONPAGES);
 		pages = pages > ULONG_MAX - anon ? ULONG_MAX : pages + anon;
 	}
-	return amt_memcg_full(current, pages);
+	return pages > room;
 }
 
 /*
@@ -158,6 +160,7 @@ static bool amt_try_defer(struct mm_struct *mm)
 	};
 	/* every final drop forgets its mm in the OOM ring (oom.c) */
 	bool oom_ring = amt_oom_ring_take(mm);
+	unsigned long room;
 	struct amt_entry *e;
 	enum amt_verdict v;
 	bool self;
@@ -172,10 +175,11 @@ static bool amt_try_defer(struct mm_struct *mm)
 		if (facts.rss >= facts.thresh) {
 			facts.oom = amt_oom_involved(current, mm, oom_ring);
 			facts.pressure = amt_under_pressure();
-			facts.memcg_full = amt_memcg_full(current, facts.rss);
+			room = amt_memcg_room(current);
+			facts.memcg_full = facts.rss > room;
 			facts.memcg_waits = amt_pending_memcg_visible();
 			facts.memcg_shmem_full =
-				amt_memcg_shmem_full(mm, facts.memcg_waits);
+				amt_memcg_shmem_full(mm, room, facts.memcg_waits);
 			facts.aio = amt_mm_has_aio(mm);
 		}
 	}

@@ -192,60 +192,38 @@ bool amt_oom_involved(struct task_struct *tsk, struct mm_struct *mm,
 }
 
 /**
- * amt_memcg_full() - would keeping @pages charged starve the memcg?
+ * amt_memcg_room() - the least room under memory.max on the exiting task's
+ * memcg path
  * @tsk: the exiting task (current)
- * @pages: the RSS of its mm
  *
  * The memcg is the exiting task's: exit_mm() has already cleared mm->owner
  * (mm_update_next_owner() with no other user), and the task is unlinked
  * from its cgroup only later, in cgroup_exit(). Its pages are charged there
- * unless the task moved between cgroups.
+ * unless the task moved between cgroups. One walk serves every room check
+ * of an exit: keeping n pages charged would starve the memcg if n > room.
  *
- * Return: true if that memcg or an ancestor has less than @pages left
- * under memory.max.
+ * Return: pages left under memory.max in the tightest memcg of the path
+ * to the root; ULONG_MAX if none has a limit (or the guard is off).
  */
-bool amt_memcg_full(struct task_struct *tsk, unsigned long pages)
+unsigned long amt_memcg_room(struct task_struct *tsk)
 {
+	unsigned long room = ULONG_MAX;
 #ifdef CONFIG_MEMCG
 	struct mem_cgroup *m;
-	bool full = false;
+	unsigned long max;
 
 	if (!READ_ONCE(amt_oom_guard) || mem_cgroup_disabled())
-		return false;
+		return room;
 	rcu_read_lock();
-	for (m = mem_cgroup_from_task(tsk); m && !full; m = parent_mem_cgroup(m))
-		full = !amt_memcg_has_room(page_counter_read(&m->memory),
-					   READ_ONCE(m->memory.max), pages);
+	for (m = mem_cgroup_from_task(tsk); m; m = parent_mem_cgroup(m)) {
+		max = READ_ONCE(m->memory.max);
+		if (max != PAGE_COUNTER_MAX)
+			room = min(room, amt_memcg_room_of(page_counter_read(&m->memory),
+							   max));
+	}
 	rcu_read_unlock();
-	return full;
-#else
-	return false;
 #endif
-}
-
-/**
- * amt_memcg_limited() - has the exiting task's memcg, or an ancestor, a
- * memory.max? (The gates that cost a walk of the mm run only then.)
- * @tsk: the exiting task (current)
- *
- * Return: true if some memcg on the path to the root has a finite max.
- */
-bool amt_memcg_limited(struct task_struct *tsk)
-{
-#ifdef CONFIG_MEMCG
-	struct mem_cgroup *m;
-	bool limited = false;
-
-	if (!READ_ONCE(amt_oom_guard) || mem_cgroup_disabled())
-		return false;
-	rcu_read_lock();
-	for (m = mem_cgroup_from_task(tsk); m && !limited; m = parent_mem_cgroup(m))
-		limited = READ_ONCE(m->memory.max) != PAGE_COUNTER_MAX;
-	rcu_read_unlock();
-	return limited;
-#else
-	return false;
-#endif
+	return room;
 }
 
 static int amt_oom_notify(struct notifier_block *nb, unsigned long unused,

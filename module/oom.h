@@ -14,8 +14,7 @@ bool amt_oom_ring_take(struct mm_struct *mm);
 bool amt_oom_involved(struct task_struct *tsk, struct mm_struct *mm,
 		      bool ring);
 bool amt_under_pressure(void);
-bool amt_memcg_full(struct task_struct *tsk, unsigned long pages);
-bool amt_memcg_limited(struct task_struct *tsk);
+unsigned long amt_memcg_room(struct task_struct *tsk);
 int amt_oom_init(void);
 void amt_oom_exit(void);
 

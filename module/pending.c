@@ -142,7 +142,7 @@ struct amt_entry *amt_entry_new(struct mm_struct *mm)
 
 	/*
 	 * Charged to current's memcg, where the mm's pages are (oom.c,
-	 * amt_memcg_full()). Named explicitly: slab charges the current
+	 * amt_memcg_room()). Named explicitly: slab charges the current
 	 * task's memcg only while it has an mm, and exit_mm() has cleared it.
 	 */
 	rcu_read_lock();

@@ -59,10 +59,16 @@ static inline bool amt_budget_ok(unsigned long new_total, unsigned long cap)
  * new process at once, so defer only if @pages more would still fit under
  * @max next to @usage.
  */
+static inline unsigned long amt_memcg_room_of(unsigned long usage,
+					      unsigned long max)
+{
+	return usage <= max ? max - usage : 0;
+}
+
 static inline bool amt_memcg_has_room(unsigned long usage, unsigned long max,
 				      unsigned long pages)
 {
-	return usage <= max && max - usage >= pages;
+	return amt_memcg_room_of(usage, max) >= pages;
 }
 
 /* Parameter validation; return 0 or a negative errno. */

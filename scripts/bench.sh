@@ -32,7 +32,7 @@ append="amt_rounds=$rounds"
 [ "${AMT_BENCH_QUICK:-0}" = 0 ] || append+=" amt_quick=--quick"
 icount=${AMT_BENCH_ICOUNT:-0} how=(-P) tag=''
 only=${AMT_BENCH_ONLY:-}
-accel=$([ -w /dev/kvm ] && echo KVM || echo TCG)
+accel=
 settle=${AMT_BENCH_SETTLE_MS:-}
 if [ "$icount" != 0 ]; then
 	how=(-I) tag=-icount accel='TCG -icount (run-guest.sh -I)'
@@ -64,6 +64,7 @@ trace=${AMT_BENCH_TRACE:-0}
 [ "$trace" = 0 ] || append+=" amt_trace=--trace=/tmp/trace.txt"
 
 eval "$("$top/scripts/kernel.sh" "$suite")"
+[ -n "$accel" ] || accel=$("$top/scripts/accel.sh" "$VMLINUZ" | tr a-z A-Z)
 out=$top/bench/results
 mkdir -p "$out"
 rc=0

@@ -8,6 +8,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 suite=${1:-bookworm}
 eval "$("$top/scripts/kernel.sh" "$suite")"
 echo "Booting Debian's $KVER kernel under QEMU (a few minutes under TCG)..." >&2
+mkdir -p "$top/build/logs"
 rc=0
 "$top/scripts/run-guest.sh" -k "$suite" -r demo -t none -T 900 \
 	-a "amt_demo=${2:-1024}" > "$top/build/logs/demo.verdicts" 2>/dev/null || rc=$?

@@ -127,8 +127,8 @@ results=$logs/$id.results
 ln -sfn "$id.console.log" "$logs/$KVER-$run.console.log"
 ln -sfn "$id.results" "$logs/$KVER-$run.results"
 
-accel=tcg qemu_extra=()
-[ -w /dev/kvm ] && accel=kvm
+qemu_extra=()
+accel=$("$top/scripts/accel.sh" "$VMLINUZ")
 if [ "$icount" = 1 ]; then
 	# deterministic virtual time exists only for single-threaded TCG;
 	# sleep=off: idle time jumps to the next timer instead of passing.

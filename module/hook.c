@@ -175,6 +175,7 @@ static bool amt_try_defer(struct mm_struct *mm)
 		if (facts.rss >= facts.thresh) {
 			facts.oom = amt_oom_involved(current, mm, oom_ring);
 			facts.pressure = amt_under_pressure();
+			facts.low_memory = amt_low_memory();
 			room = amt_memcg_room(current);
 			facts.memcg_full = facts.rss > room;
 			facts.memcg_waits = amt_pending_memcg_visible();

@@ -20,7 +20,9 @@
  * parameter:
  *   when    RUNTIME (writable under /sys/module/.../parameters) or LOAD
  *           (modprobe only)
- *   type    BOOL, CHOICE (one of the names in allowed) or NUMBER
+ *   type    BOOL, CHOICE (one of the names in allowed), NUMBER (a whole
+ *           number from 1) or NUMBER0 (from 0); the top is the module's
+ *           to check (it may depend on the machine)
  *   allowed what a write may contain, as error messages say it
  *
  * Copyright (C) 2026 The async_mm_teardown authors.
@@ -131,6 +133,9 @@
 	  "Most freeable (anonymous and swap) pages queued for the mm_reaper threads at once; exits beyond it are torn down inline. Default RAM/4.") \
 	X(oom_guard, RUNTIME, BOOL, "1 or 0 (y/n)",				\
 	  "Keep deferred memory from causing OOM kills: free it at OOM, boost its teardown under reclaim, make a charge at memory.max wait for it (1). Default 1.") \
+	X(min_available_pct, RUNTIME, NUMBER0,				\
+	  "a percentage of RAM from 0 to 50",				\
+	  "With oom_guard=1, keep every exit inline while MemAvailable is at or under this share of RAM: memory is short, and a userspace OOM killer (earlyoom) reads it right after its victim died. 0: never. Default 10.") \
 	X(reapers, LOAD, NUMBER, "a number of threads from 1 to 16",	\
 	  "Number of mm_reaper threads, set at load. Default: one per online CPU, at least 2, at most 8.")
 

@@ -142,6 +142,35 @@ module_param_cb(max_pending_pages, &amt_max_pending_ops,
  */
 module_param_cb(oom_guard, &amt_enabled_ops, &amt_oom_guard, 0644);
 
+unsigned int amt_min_avail_pct = 10;
+
+static int amt_min_avail_set(const char *val, const struct kernel_param *kp)
+{
+	unsigned long v;
+
+	if (kstrtoul(val, 0, &v) || amt_check_min_avail(v)) {
+		amt_param_reject(kp, val, NULL);
+		return -EINVAL;
+	}
+	WRITE_ONCE(amt_min_avail_pct, v);
+	return 0;
+}
+
+static const struct kernel_param_ops amt_min_avail_ops = {
+	.set = amt_min_avail_set,
+	.get = param_get_uint,
+};
+
+/*
+ * Part of oom_guard: while MemAvailable is at or under this share of RAM,
+ * exits stay inline. A userspace OOM killer (earlyoom: 10 % by default)
+ * reads MemAvailable right after its victim became a zombie, and a
+ * deferred teardown still held then makes it kill again (docs/design.md,
+ * "Low memory").
+ */
+module_param_cb(min_available_pct, &amt_min_avail_ops, &amt_min_avail_pct,
+		0644);
+
 /* 0 until set, then resolved to the default at load; fixed after it. */
 static unsigned int amt_reapers;
 

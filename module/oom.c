@@ -23,6 +23,7 @@
 #include <linux/jiffies.h>
 #include <linux/ktime.h>
 #include <linux/memcontrol.h>
+#include <linux/mm.h>
 #include <linux/oom.h>
 #include <linux/sched/coredump.h>
 #include <linux/sched/signal.h>
@@ -95,6 +96,23 @@ bool amt_under_pressure(void)
 {
 	return READ_ONCE(amt_oom_guard) &&
 	       time_before(jiffies, READ_ONCE(amt_pressure_until));
+}
+
+/**
+ * amt_low_memory() - is MemAvailable at or under min_available_pct of RAM?
+ *
+ * si_mem_available() sums a few global counters and the zones' reserves:
+ * lockless, cheap next to an exit of thresh_pages or more.
+ *
+ * Return: true if so and oom_guard is on.
+ */
+bool amt_low_memory(void)
+{
+	unsigned int pct = READ_ONCE(amt_min_avail_pct);
+
+	if (!pct || !READ_ONCE(amt_oom_guard))
+		return false;
+	return amt_memory_low(si_mem_available(), totalram_pages(), pct);
 }
 
 /* The OOM killer holds task_lock(task): task->mm is stable. */

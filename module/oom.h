@@ -14,6 +14,7 @@ bool amt_oom_ring_take(struct mm_struct *mm);
 bool amt_oom_involved(struct task_struct *tsk, struct mm_struct *mm,
 		      bool ring);
 bool amt_under_pressure(void);
+bool amt_low_memory(void);
 unsigned long amt_memcg_room(struct task_struct *tsk);
 int amt_oom_init(void);
 void amt_oom_exit(void);

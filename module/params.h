@@ -14,6 +14,7 @@ extern bool amt_enabled;
 extern unsigned long amt_thresh_pages;
 extern unsigned long amt_max_pending_pages;
 extern bool amt_oom_guard;
+extern unsigned int amt_min_avail_pct;
 
 enum amt_mode { AMT_MODE_REAPER, AMT_MODE_SELF };
 extern int amt_mode;

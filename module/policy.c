@@ -33,8 +33,12 @@ enum amt_verdict amt_decide(const struct amt_exit_facts *f)
 	/* An OOM victim's memory must come back now, not behind a nice-19 thread. */
 	if (f->oom)
 		return AMT_REJECT_OOM;
-	/* Memory is short right now: queued pages would only add to it. */
-	if (f->pressure)
+	/*
+	 * Memory is short right now: deferred pages would only add to it, and
+	 * whoever killed the process (the OOM killer, earlyoom) looks again
+	 * as soon as it is reaped, expecting its memory back.
+	 */
+	if (f->pressure || f->low_memory)
 		return AMT_REJECT_PRESSURE;
 	/*
 	 * The memcg could OOM-kill for pages we keep charged while deferred,
@@ -73,6 +77,20 @@ int amt_check_thresh(unsigned long val, unsigned long totalram)
 int amt_check_max_pending(unsigned long val, unsigned long totalram)
 {
 	return (val >= 1 && val <= totalram) ? 0 : -EINVAL;
+}
+
+/**
+ * amt_check_min_avail() - validate a min_available_pct value
+ * @val: proposed percentage of RAM
+ *
+ * Above half of RAM the gate would keep most exits of a busy machine
+ * inline: a setting for "off", which is enabled=0.
+ *
+ * Return: 0 if @val <= 50, else -EINVAL.
+ */
+int amt_check_min_avail(unsigned long val)
+{
+	return val <= 50 ? 0 : -EINVAL;
 }
 
 /**

@@ -20,7 +20,7 @@ enum amt_verdict {
 	AMT_SYNC_DISABLED,	/* enabled=0: teardown inline, as without us */
 	AMT_SYNC_SMALL,		/* RSS below thresh_pages: not worth it */
 	AMT_REJECT_OOM,		/* OOM victim or OOM-reaped: free it now */
-	AMT_REJECT_PRESSURE,	/* OOM or direct reclaim just ran: free it now */
+	AMT_REJECT_PRESSURE,	/* OOM or reclaim just ran, or memory is low */
 	AMT_REJECT_MEMCG,	/* its memcg has no room, and cannot wait */
 	AMT_REJECT_AIO,		/* has an AIO context: exit_aio() may block */
 	AMT_REJECT_BUDGET,	/* would push pending pages over the cap */
@@ -35,6 +35,7 @@ struct amt_exit_facts {
 	unsigned long thresh;	/* thresh_pages */
 	bool oom;		/* any OOM marking of the task or the mm */
 	bool pressure;		/* global OOM or direct reclaim very recently */
+	bool low_memory;	/* MemAvailable <= min_available_pct of RAM */
 	bool memcg_full;	/* a memcg on the path lacks room for rss */
 	bool memcg_waits;	/* its reclaim waits for deferred teardowns */
 	bool memcg_shmem_full;	/* ... lacks room for its shmem files */
@@ -71,11 +72,24 @@ static inline bool amt_memcg_has_room(unsigned long usage, unsigned long max,
 	return amt_memcg_room_of(usage, max) >= pages;
 }
 
+/*
+ * Low memory: MemAvailable (@avail pages) at or under @pct percent of
+ * @totalram. At equality too: earlyoom acts at "<=" its percentage, and
+ * the exit it caused must give its memory back before it looks again.
+ * No overflow: @pct <= 50 and page counts are far below 2^57.
+ */
+static inline bool amt_memory_low(unsigned long avail, unsigned long totalram,
+				  unsigned int pct)
+{
+	return pct && avail * 100 <= (unsigned long)pct * totalram;
+}
+
 /* Parameter validation; return 0 or a negative errno. */
 int amt_check_thresh(unsigned long val, unsigned long totalram);
 int amt_check_max_pending(unsigned long val, unsigned long totalram);
 unsigned long amt_default_max_pending(unsigned long totalram);
 unsigned long amt_default_thresh(unsigned long page_size);
+int amt_check_min_avail(unsigned long val);
 int amt_check_reapers(unsigned long val, unsigned long max);
 unsigned int amt_default_reapers(unsigned int online_cpus,
 				 unsigned int max);

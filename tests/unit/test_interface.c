@@ -114,7 +114,8 @@ int main(void)
 		CHECK(!strcmp(p->when, "RUNTIME") || !strcmp(p->when, "LOAD"),
 		      "param %s: when %s", p->name, p->when);
 		CHECK(!strcmp(p->type, "BOOL") || !strcmp(p->type, "CHOICE") ||
-		      !strcmp(p->type, "NUMBER"), "param %s: type %s", p->name,
+		      !strcmp(p->type, "NUMBER") ||
+		      !strcmp(p->type, "NUMBER0"), "param %s: type %s", p->name,
 		      p->type);
 		CHECK(*p->allowed && ends(p->help, "."),
 		      "param %s: allowed values and a help sentence", p->name);

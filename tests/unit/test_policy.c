@@ -57,6 +57,25 @@ int main(void)
 	f.oom = true;
 	CHECK(amt_decide(&f) == AMT_REJECT_OOM, "OOM victim wins over pressure");
 	f = big();
+	f.low_memory = true;
+	CHECK(amt_decide(&f) == AMT_REJECT_PRESSURE,
+	      "no deferral while MemAvailable is low");
+	f.memcg_full = true;
+	f.memcg_waits = true;
+	CHECK(amt_decide(&f) == AMT_REJECT_PRESSURE,
+	      "a waiting memcg does not lift the low-memory gate");
+	f.oom = true;
+	CHECK(amt_decide(&f) == AMT_REJECT_OOM,
+	      "OOM victim wins over low memory");
+
+	CHECK(amt_memory_low(100, 1000, 10), "low memory: at the share, low");
+	CHECK(!amt_memory_low(101, 1000, 10), "low memory: just over, not low");
+	CHECK(amt_memory_low(0, 1000, 1), "low memory: none available, low");
+	CHECK(!amt_memory_low(0, 1000, 0), "low memory: 0 disables the gate");
+	CHECK(!amt_memory_low(1UL << 40, 1UL << 41, 49) &&
+	      amt_memory_low(1UL << 40, 1UL << 41, 50),
+	      "low memory: 8 PiB of 4 KiB pages, no overflow");
+	f = big();
 	f.memcg_full = true;
 	CHECK(amt_decide(&f) == AMT_REJECT_MEMCG, "full memcg stays inline");
 	f.aio = true;
@@ -114,6 +133,12 @@ int main(void)
 	CHECK(amt_default_max_pending(1000) == 250, "default cap is RAM/4");
 	CHECK(amt_default_max_pending(3) == 1, "default cap at least 1");
 	CHECK(amt_default_thresh(4096) == 16384, "default thresh 64 MiB");
+	CHECK(amt_check_min_avail(0) == 0, "min_available_pct 0 accepted");
+	CHECK(amt_check_min_avail(50) == 0, "min_available_pct 50 accepted");
+	CHECK(amt_check_min_avail(51) == -EINVAL,
+	      "min_available_pct over 50 refused");
+	CHECK(amt_check_min_avail(~0UL) == -EINVAL,
+	      "min_available_pct huge refused");
 	CHECK(amt_check_reapers(0, 16) == -EINVAL, "0 reapers refused");
 	CHECK(amt_check_reapers(1, 16) == 0, "1 reaper accepted");
 	CHECK(amt_check_reapers(16, 16) == 0, "max reapers accepted");

@@ -76,6 +76,7 @@ struct amtctl_param {
 	const char *name;
 	bool is_bool;
 	bool load_only;			/* modprobe only: read-only in sysfs */
+	bool zero_ok;			/* a number that may be 0 */
 	const char *allowed;
 	const char *const *choices;	/* NULL-terminated, for named values */
 };

@@ -407,6 +407,7 @@ void amt_reset_defaults(void)
 	 */
 	amt_param_set("mode", amt_mode);
 	amt_param_set("oom_guard", "1");
+	amt_param_set("min_available_pct", "10");
 	amt_param_set("thresh_pages", "16384");
 	snprintf(v, sizeof(v), "%ld", amt_mem_total_kb() / 4 / 4);
 	amt_param_set("max_pending_pages", v);

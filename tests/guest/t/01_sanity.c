@@ -84,6 +84,9 @@ static void run(void)
 	amt_assert(amt_param_get("max_pending_pages") == total_pages / 4,
 		   "max_pending_pages default %ld, want RAM/4 = %ld",
 		   amt_param_get("max_pending_pages"), total_pages / 4);
+	amt_assert(amt_param_get("min_available_pct") == 10,
+		   "min_available_pct default %ld, want 10",
+		   amt_param_get("min_available_pct"));
 	interface();
 	amt_assert(amt_write_file(AMT_STATS, "0") != 0,
 		   "stats file is writable");

@@ -14,6 +14,8 @@ static const struct {
 	{ "max_pending_pages", "0" }, { "max_pending_pages", "lots" },
 	{ "max_pending_pages", "18446744073709551616" },
 	{ "mode", "kthread" }, { "oom_guard", "2" },
+	{ "min_available_pct", "51" }, { "min_available_pct", "-1" },
+	{ "min_available_pct", "ten" },
 };
 
 static void run(void)
@@ -44,12 +46,19 @@ static void run(void)
 		   "no 'allowed values' message for thresh_pages");
 	amt_assert(strstr(kmsg, "enabled: invalid value 'maybe': use 1 or 0"),
 		   "no 'allowed values' message for enabled");
+	amt_assert(strstr(kmsg, "min_available_pct: invalid value '51': use a percentage of RAM from 0 to 50"),
+		   "no 'allowed values' message for min_available_pct");
 
 	/* Good values are taken. */
 	amt_assert(!amt_param_set("thresh_pages", "4096"), "4096 refused");
 	amt_assert(amt_param_get("thresh_pages") == 4096, "4096 not stored");
 	amt_assert(!amt_param_set("enabled", "n"), "n refused");
 	amt_assert(amt_param_get("enabled") == 0, "n not stored");
+	amt_assert(!amt_param_set("min_available_pct", "0"), "0 %% refused");
+	amt_assert(amt_param_get("min_available_pct") == 0, "0 %% not stored");
+	amt_assert(!amt_param_set("min_available_pct", "50"), "50 %% refused");
+	amt_assert(amt_param_get("min_available_pct") == 50,
+		   "50 %% not stored");
 
 	/* A bad value at load time makes the load fail cleanly. */
 	amt_assert(!amt_unload(), "unload failed");

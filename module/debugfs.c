@@ -29,6 +29,7 @@ static struct dentry *amt_debugfs_dir;
 #define AMT_V_sync_small		v[AMT_SYNC_SMALL]
 #define AMT_V_rejected_oom_victim	v[AMT_REJECT_OOM]
 #define AMT_V_rejected_pressure		v[AMT_REJECT_PRESSURE]
+#define AMT_V_rejected_low_memory	v[AMT_REJECT_LOW_MEMORY]
 #define AMT_V_rejected_memcg		v[AMT_REJECT_MEMCG]
 #define AMT_V_rejected_aio		v[AMT_REJECT_AIO]
 #define AMT_V_rejected_budget		v[AMT_REJECT_BUDGET]

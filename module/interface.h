@@ -21,8 +21,8 @@
  *   when    RUNTIME (writable under /sys/module/.../parameters) or LOAD
  *           (modprobe only)
  *   type    BOOL, CHOICE (one of the names in allowed), NUMBER (a whole
- *           number from 1) or NUMBER0 (from 0); the top is the module's
- *           to check (it may depend on the machine)
+ *           number from 1; the top is the module's to check: it may
+ *           depend on the machine) or PERCENT (0 to AMT_PERCENT_MAX)
  *   allowed what a write may contain, as error messages say it
  *
  * Copyright (C) 2026 The async_mm_teardown authors.
@@ -44,6 +44,8 @@
 	X(rejected_oom_victim, COUNTER, exits, "rejected_total", "oom_victim", \
 	  "Inline teardowns a safety gate sent back, by reason.")	\
 	X(rejected_pressure, COUNTER, exits, "rejected_total", "pressure", \
+	  "Inline teardowns a safety gate sent back, by reason.")	\
+	X(rejected_low_memory, COUNTER, exits, "rejected_total", "low_memory", \
 	  "Inline teardowns a safety gate sent back, by reason.")	\
 	X(rejected_memcg, COUNTER, exits, "rejected_total", "memcg",	\
 	  "Inline teardowns a safety gate sent back, by reason.")	\
@@ -120,6 +122,9 @@
 	X(teardown_ns_max, GAUGE, ns, "teardown_seconds_max", "",	\
 	  "Longest single teardown by an mm_reaper thread.")
 
+/* the top of a PERCENT parameter */
+#define AMT_PERCENT_MAX 50
+
 #define AMT_PARAM_LIST(X)							\
 	X(enabled, RUNTIME, BOOL, "1 or 0 (y/n)",				\
 	  "Defer large exits (1) or tear every mm down inline, as without the module (0). Default 1.") \
@@ -133,7 +138,7 @@
 	  "Most freeable (anonymous and swap) pages queued for the mm_reaper threads at once; exits beyond it are torn down inline. Default RAM/4.") \
 	X(oom_guard, RUNTIME, BOOL, "1 or 0 (y/n)",				\
 	  "Keep deferred memory from causing OOM kills: free it at OOM, boost its teardown under reclaim, make a charge at memory.max wait for it (1). Default 1.") \
-	X(min_available_pct, RUNTIME, NUMBER0,				\
+	X(min_available_pct, RUNTIME, PERCENT,				\
 	  "a percentage of RAM from 0 to 50",				\
 	  "With oom_guard=1, keep every exit inline while MemAvailable is at or under this share of RAM: memory is short, and a userspace OOM killer (earlyoom) reads it right after its victim died. 0: never. Default 10.") \
 	X(reapers, LOAD, NUMBER, "a number of threads from 1 to 16",	\

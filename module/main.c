@@ -135,8 +135,8 @@ module_param_cb(max_pending_pages, &amt_max_pending_ops,
 		&amt_max_pending_pages, 0644);
 
 /*
- * The OOM-time drain, the shrinker's priority boost, the pressure window and
- * the memcg headroom check. OOM victims stay excluded either way. Turning
+ * The OOM-time drain, the shrinker's priority boost, the pressure window,
+ * the low-memory gate and the memcg headroom check. OOM victims stay excluded either way. Turning
  * this off is for measuring what it prevents (tests, benchmarks), not for
  * production.
  */

@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <stddef.h>
 #endif
+#include "interface.h"
 #include "policy.h"
 
 /**
@@ -33,13 +34,15 @@ enum amt_verdict amt_decide(const struct amt_exit_facts *f)
 	/* An OOM victim's memory must come back now, not behind a nice-19 thread. */
 	if (f->oom)
 		return AMT_REJECT_OOM;
-	/*
-	 * Memory is short right now: deferred pages would only add to it, and
-	 * whoever killed the process (the OOM killer, earlyoom) looks again
-	 * as soon as it is reaped, expecting its memory back.
-	 */
-	if (f->pressure || f->low_memory)
+	/* Memory is short right now: queued pages would only add to it. */
+	if (f->pressure)
 		return AMT_REJECT_PRESSURE;
+	/*
+	 * Little is available: whoever killed the process (earlyoom) looks
+	 * again as soon as it is reaped, expecting its memory back.
+	 */
+	if (f->low_memory)
+		return AMT_REJECT_LOW_MEMORY;
 	/*
 	 * The memcg could OOM-kill for pages we keep charged while deferred,
 	 * unless its reclaim waits for their teardown (oom.c). It cannot wait
@@ -86,11 +89,11 @@ int amt_check_max_pending(unsigned long val, unsigned long totalram)
  * Above half of RAM the gate would keep most exits of a busy machine
  * inline: a setting for "off", which is enabled=0.
  *
- * Return: 0 if @val <= 50, else -EINVAL.
+ * Return: 0 if @val <= AMT_PERCENT_MAX (50), else -EINVAL.
  */
 int amt_check_min_avail(unsigned long val)
 {
-	return val <= 50 ? 0 : -EINVAL;
+	return val <= AMT_PERCENT_MAX ? 0 : -EINVAL;
 }
 
 /**

@@ -20,7 +20,8 @@ enum amt_verdict {
 	AMT_SYNC_DISABLED,	/* enabled=0: teardown inline, as without us */
 	AMT_SYNC_SMALL,		/* RSS below thresh_pages: not worth it */
 	AMT_REJECT_OOM,		/* OOM victim or OOM-reaped: free it now */
-	AMT_REJECT_PRESSURE,	/* OOM or reclaim just ran, or memory is low */
+	AMT_REJECT_PRESSURE,	/* OOM or direct reclaim just ran: free it now */
+	AMT_REJECT_LOW_MEMORY,	/* MemAvailable <= min_available_pct of RAM */
 	AMT_REJECT_MEMCG,	/* its memcg has no room, and cannot wait */
 	AMT_REJECT_AIO,		/* has an AIO context: exit_aio() may block */
 	AMT_REJECT_BUDGET,	/* would push pending pages over the cap */

@@ -115,7 +115,7 @@ int main(void)
 		      "param %s: when %s", p->name, p->when);
 		CHECK(!strcmp(p->type, "BOOL") || !strcmp(p->type, "CHOICE") ||
 		      !strcmp(p->type, "NUMBER") ||
-		      !strcmp(p->type, "NUMBER0"), "param %s: type %s", p->name,
+		      !strcmp(p->type, "PERCENT"), "param %s: type %s", p->name,
 		      p->type);
 		CHECK(*p->allowed && ends(p->help, "."),
 		      "param %s: allowed values and a help sentence", p->name);

@@ -58,12 +58,15 @@ int main(void)
 	CHECK(amt_decide(&f) == AMT_REJECT_OOM, "OOM victim wins over pressure");
 	f = big();
 	f.low_memory = true;
-	CHECK(amt_decide(&f) == AMT_REJECT_PRESSURE,
+	CHECK(amt_decide(&f) == AMT_REJECT_LOW_MEMORY,
 	      "no deferral while MemAvailable is low");
 	f.memcg_full = true;
 	f.memcg_waits = true;
-	CHECK(amt_decide(&f) == AMT_REJECT_PRESSURE,
+	CHECK(amt_decide(&f) == AMT_REJECT_LOW_MEMORY,
 	      "a waiting memcg does not lift the low-memory gate");
+	f.pressure = true;
+	CHECK(amt_decide(&f) == AMT_REJECT_PRESSURE,
+	      "pressure counted before low memory");
 	f.oom = true;
 	CHECK(amt_decide(&f) == AMT_REJECT_OOM,
 	      "OOM victim wins over low memory");

@@ -63,7 +63,7 @@ static const struct amtctl_cmd amtctl_cmds[] = {
 	  "  oom_guard=1|0|y|n          keep queued memory from causing OOM\n"
 	  "                             kills (1; 0 only to measure)\n"
 	  "  min_available_pct=PCT      with oom_guard, defer nothing while\n"
-	  "                             MemAvailable <= PCT %% of RAM (0 .. 50,\n"
+	  "                             MemAvailable <= PCT % of RAM (0 .. 50,\n"
 	  "                             default 10; 0: no such gate)\n" },
 	{ "stats", amtctl_stats, "[--json | --prometheus]",
 	  "print the module's statistics",
@@ -361,21 +361,25 @@ static const char *const amtctl_modes[] = { "reaper", "self", NULL };
 #define AMTCTL_BOOL_BOOL	true
 #define AMTCTL_BOOL_CHOICE	false
 #define AMTCTL_BOOL_NUMBER	false
-#define AMTCTL_BOOL_NUMBER0	false
-#define AMTCTL_ZERO_BOOL	false
-#define AMTCTL_ZERO_CHOICE	false
-#define AMTCTL_ZERO_NUMBER	false
-#define AMTCTL_ZERO_NUMBER0	true
+#define AMTCTL_BOOL_PERCENT	false
+#define AMTCTL_MIN_BOOL		0
+#define AMTCTL_MIN_CHOICE	0
+#define AMTCTL_MIN_NUMBER	1
+#define AMTCTL_MIN_PERCENT	0
+#define AMTCTL_MAX_BOOL		1
+#define AMTCTL_MAX_CHOICE	0
+#define AMTCTL_MAX_NUMBER	ULONG_MAX
+#define AMTCTL_MAX_PERCENT	AMT_PERCENT_MAX
 #define AMTCTL_LOAD_LOAD	true
 #define AMTCTL_LOAD_RUNTIME	false
 /* (mode is the only CHOICE) */
 #define AMTCTL_CHOICES_BOOL	NULL
 #define AMTCTL_CHOICES_CHOICE	amtctl_modes
 #define AMTCTL_CHOICES_NUMBER	NULL
-#define AMTCTL_CHOICES_NUMBER0	NULL
+#define AMTCTL_CHOICES_PERCENT	NULL
 #define AMTCTL_PARAM(n, w, t, a, h) \
-	{ #n, AMTCTL_BOOL_##t, AMTCTL_LOAD_##w, AMTCTL_ZERO_##t, a, \
-	  AMTCTL_CHOICES_##t },
+	{ #n, AMTCTL_BOOL_##t, AMTCTL_LOAD_##w, AMTCTL_MIN_##t, \
+	  AMTCTL_MAX_##t, a, AMTCTL_CHOICES_##t },
 static const struct amtctl_param amtctl_params[] = { AMT_PARAM_LIST(AMTCTL_PARAM) };
 
 #define AMTCTL_NR_PARAMS ARRAY_SIZE(amtctl_params)
@@ -460,12 +464,12 @@ bool amtctl_param_value_ok(const struct amtctl_param *p, const char *val)
 				return true;
 		return false;
 	}
-	/* the rest are whole numbers from 1 or 0 (the kernel knows the top) */
+	/* the rest are whole numbers (the kernel knows a NUMBER's top) */
 	if (val[0] < '0' || val[0] > '9')
 		return false;
 	errno = 0;
 	v = strtoull(val, &end, 0);
-	return !errno && !*end && (v > 0 || p->zero_ok) && v <= ULONG_MAX;
+	return !errno && !*end && v >= p->min && v <= p->max;
 }
 
 /* ---- the stats file ---- */

@@ -76,7 +76,8 @@ struct amtctl_param {
 	const char *name;
 	bool is_bool;
 	bool load_only;			/* modprobe only: read-only in sysfs */
-	bool zero_ok;			/* a number that may be 0 */
+	unsigned long min, max;		/* a number's range (max: ULONG_MAX
+					 * if only the kernel knows it) */
 	const char *allowed;
 	const char *const *choices;	/* NULL-terminated, for named values */
 };

@@ -192,7 +192,7 @@ static long status_value(const char *label)
 }
 
 static const char *const params[] = {
-	"enabled", "thresh_pages", "max_pending_pages",
+	"enabled", "thresh_pages", "max_pending_pages", "min_available_pct",
 };
 
 static void snapshot(long *v)
@@ -205,7 +205,7 @@ static void snapshot(long *v)
 
 static void unchanged(const long *before)
 {
-	long now[3];
+	long now[ARRAY_SIZE(params)];
 	unsigned int i;
 
 	snapshot(now);
@@ -226,13 +226,15 @@ static const struct {
 	{ "set reapers=4", "reapers is set at load only (modprobe async_mm_teardown reapers=4" },
 	/* one bad value: nothing at all is written */
 	{ "set thresh_pages=2048 enabled=maybe", "enabled must be 1 or 0" },
+	{ "set thresh_pages=2048 min_available_pct=51", "min_available_pct must be a percentage of RAM from 0 to 50" },
+	{ "set min_available_pct=-1", "min_available_pct must be a percentage of RAM from 0 to 50" },
 	{ "set", "give PARAM=VALUE" },
 	{ "set thresh_pages", "is not PARAM=VALUE" },
 };
 
 static void commands_loaded(void)
 {
-	long before[3];
+	long before[ARRAY_SIZE(params)];
 	unsigned int i;
 	pid_t pid;
 	int fd;
@@ -269,6 +271,10 @@ static void commands_loaded(void)
 		   amt_param_get("max_pending_pages"));
 	check(0, "enabled: N -> Y", "set enabled=y");
 	amt_assert(amt_param_get("enabled") == 1, "enabled=y not stored");
+	/* a number that may be 0 */
+	check(0, "min_available_pct: 10 -> 0", "set min_available_pct=0");
+	amt_assert(amt_param_get("min_available_pct") == 0,
+		   "min_available_pct=0 not stored");
 
 	/* Bad values: refused before anything is written. */
 	for (i = 0; i < ARRAY_SIZE(refused); i++) {

@@ -15,7 +15,10 @@ self mode the teardown after exit_notify()), reapers, the parent, idle,
 anything else; then each child's timeline (ms after "kill"): woken by the
 kill, first on a CPU, sched_process_exit, the parent woken by it, its
 teardown's start and end (from mm_reaper_reap), and at which priorities it
-ran (120 is nice 0, 139 nice 19). A diagnostic: tracing costs time itself.
+ran (120 is nice 0, 139 nice 19); then the parent's own timeline: each
+time it left a CPU (its state: S asleep in waitpid(), R preempted) and
+came back, who woke it, and the totals of time asleep, runnable but not
+on a CPU, and running. A diagnostic: tracing costs time itself.
 """
 import re
 import sys
@@ -145,6 +148,47 @@ def summarise(b):
               f" {rel(k.get('exit'))} {rel(k.get('parent_woken'))}     "
               f"{rel(k.get('td_start'))}..{rel(k.get('td_end'))} {k.get('by', '')}"
               f"  {','.join(str(x) for x in sorted(prios[p]))}")
+    parent_timeline(b, ev, t0, t1)
+
+
+def parent_timeline(b, ev, t0, t1):
+    """The parent from kill to reaped: running, runnable-waiting, asleep."""
+    parent = b['parent']
+    state, since = 'running?', t0
+    tot = defaultdict(float)
+    lines = []
+    for ts, cpu, pid, comm, name, rest in ev:
+        if ts < t0 or ts > t1:
+            continue
+        f = fields(rest)
+        if name == 'sched_switch' and int(f.get('prev_pid', -1)) == parent:
+            tot['running'] += ts - since
+            st = f.get('prev_state', '?')
+            state = 'asleep' if st.startswith(('S', 'D')) else 'runnable'
+            nxt = f"{f.get('next_comm', '?')}-{f.get('next_pid', '?')}"
+            lines.append(f"   {(ts - t0) * 1e3:8.2f} off cpu{cpu} ({st}), next {nxt}")
+            since = ts
+        elif name == 'sched_switch' and int(f.get('next_pid', -1)) == parent:
+            if state != 'running?':
+                tot[state if state != 'woken' else 'runnable'] += ts - since
+            lines.append(f"   {(ts - t0) * 1e3:8.2f} on  cpu{cpu}"
+                         f" after {(ts - since) * 1e3:.2f} ms {state}")
+            state, since = 'running', ts
+        elif name == 'sched_wakeup' and int(f.get('pid', -1)) == parent:
+            if state == 'asleep':
+                tot['asleep'] += ts - since
+                state, since = 'woken', ts
+            lines.append(f"   {(ts - t0) * 1e3:8.2f} woken by {comm}-{pid}"
+                         f" on cpu{cpu} for cpu{f.get('target_cpu', '?')}")
+    if state == 'running':
+        tot['running'] += t1 - since
+    elif state in ('asleep', 'runnable', 'woken'):
+        tot['asleep' if state == 'asleep' else 'runnable'] += t1 - since
+    print(f"   parent {parent}: running {tot['running'] * 1e3:.2f} ms,"
+          f" runnable but off a CPU {tot['runnable'] * 1e3:.2f} ms,"
+          f" asleep {tot['asleep'] * 1e3:.2f} ms")
+    for x in lines:
+        print(x)
 
 
 def main():

@@ -258,6 +258,7 @@ static void restart(struct setting *s, const char *cg, int ev_fd,
 	long wn0 = amt_stat("memcg_wait_ns");
 	long b0 = amt_stat("rejected_budget");
 	long p0 = amt_stat("rejected_pressure");
+	long lm0 = amt_stat("rejected_low_memory");
 	long nm0 = amt_stat("rejected_nomem"), sy0 = amt_stat("sync");
 	long nl0 = amt_stat("exit_not_last");
 	long rp0 = amt_stat("reaped"), h0 = amt_stat("handoffs");
@@ -290,10 +291,11 @@ static void restart(struct setting *s, const char *cg, int ev_fd,
 	dq = amt_stat("queued") - q0;
 	dm = amt_stat("rejected_memcg") - m0;
 	amt_assert(dq == (defer ? 1 : 0),
-		   "round %d (%s, memory.max %lu MiB): queued +%ld, want +%d (rejected_memcg +%ld, rejected_budget +%ld, rejected_pressure +%ld, rejected_nomem +%ld, sync +%ld, exit_not_last +%ld)",
+		   "round %d (%s, memory.max %lu MiB): queued +%ld, want +%d (rejected_memcg +%ld, rejected_budget +%ld, rejected_pressure +%ld, rejected_low_memory +%ld, rejected_nomem +%ld, sync +%ld, exit_not_last +%ld)",
 		   r, conf_name[c], s->max_mb, dq, defer ? 1 : 0, dm,
 		   amt_stat("rejected_budget") - b0,
 		   amt_stat("rejected_pressure") - p0,
+		   amt_stat("rejected_low_memory") - lm0,
 		   amt_stat("rejected_nomem") - nm0, amt_stat("sync") - sy0,
 		   amt_stat("exit_not_last") - nl0);
 	dt = amt_stat("memcg_tight") - tt0;
@@ -446,5 +448,5 @@ static void run(void)
 }
 
 AMT_TEST("restart_loop",
-	 "a Restart=always loop (kill, cgroup.events populated 0, start in the same cgroup) of a 1 GiB service, module off, reaper and self interleaved: every restart allocates fully with no memcg OOM; memory.max 2.5 GiB defers each exit, 1.5 GiB keeps each inline by the memcg gate",
+	 "a Restart=always loop (kill, cgroup.events populated 0, start in the same cgroup) of a 1 GiB service, module off, reaper and self interleaved: every restart allocates fully with no memcg OOM; memory.max 2.5 GiB and 1.5 GiB (room for one: the new instance's charges wait for the old teardown) defer each exit",
 	 300, run)

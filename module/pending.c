@@ -427,6 +427,39 @@ unsigned int amt_handoff(enum amt_handoff_which which, unsigned long *next)
 }
 
 /**
+ * amt_self_unrenice_due() - give the nice back to self teardowns that yielded
+ * @yield: how long each runs at nice 19, from its own start (jiffies)
+ *
+ * Each from its own start: teardowns of tasks killed together start over
+ * a few milliseconds, and one that started late must not get its nice
+ * back at an earlier one's deadline.
+ *
+ * Return: jiffies until the next one is due (at least 1), 0 if none waits.
+ */
+unsigned long amt_self_unrenice_due(unsigned long yield)
+{
+	unsigned long now = jiffies, next = 0, due;
+	struct amt_entry *e;
+
+	if (!amt_pending_mms())
+		return 0;
+	spin_lock(&amt_lock);
+	list_for_each_entry(e, &amt_deferred, deferred) {
+		if (e->state != AMT_RUNNING || !e->reniced)
+			continue;
+		due = e->started + yield;
+		if (time_after_eq(now, due)) {
+			set_user_nice(e->task, e->nice0);
+			e->reniced = false;
+		} else if (!next || due - now < next) {
+			next = due - now;
+		}
+	}
+	spin_unlock(&amt_lock);
+	return next;
+}
+
+/**
  * amt_self_unrenice() - give self-mode teardowns their nice back
  *
  * Once the tasks exiting with them are through (self.c), and at once for

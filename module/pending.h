@@ -85,6 +85,7 @@ struct amt_entry *amt_queue_take(void);
 bool amt_queue_empty(void);
 unsigned int amt_handoff(enum amt_handoff_which which, unsigned long *next);
 void amt_self_unrenice(void);
+unsigned long amt_self_unrenice_due(unsigned long yield);
 void amt_teardown(struct amt_entry *e, bool by_self);
 unsigned long amt_progress(void);
 void amt_wait_ended(long timeout);

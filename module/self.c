@@ -28,16 +28,24 @@
  * A self teardown starts at nice 19 (amt_stash_take()), so that the parent
  * and the siblings killed together with the task, still on their way to
  * exit_notify() (a fraction of a millisecond each), get the CPUs first;
- * then it gets its own nice back, so that on a busy machine its memory
- * does not wait behind every runnable task.
+ * then, AMT_SELF_YIELD after its own start, it gets its own nice back, so
+ * that on a busy machine its memory does not wait behind every runnable
+ * task. One work item serves all: armed for the earliest deadline, it
+ * gives back what is due and re-arms for the next. If a new teardown armed
+ * it meanwhile (for its later deadline), an older one waits for that: at
+ * most 2 * AMT_SELF_YIELD at nice 19.
  */
 #define AMT_SELF_YIELD		(HZ / 100 ?: 1)
+static void amt_self_yield_fn(struct work_struct *w);
+static DECLARE_DELAYED_WORK(amt_self_yield_work, amt_self_yield_fn);
+
 static void amt_self_yield_fn(struct work_struct *w)
 {
-	amt_self_unrenice();
-}
+	unsigned long next = amt_self_unrenice_due(AMT_SELF_YIELD);
 
-static DECLARE_DELAYED_WORK(amt_self_yield_work, amt_self_yield_fn);
+	if (next)
+		schedule_delayed_work(&amt_self_yield_work, next);
+}
 
 /* notify.c can run mpol_put_task_policy() after a self teardown */
 static bool amt_self_mpol_ok;

@@ -438,19 +438,21 @@ unsigned int amt_handoff(enum amt_handoff_which which, unsigned long *next)
  */
 unsigned long amt_self_unrenice_due(unsigned long yield)
 {
-	unsigned long now = jiffies, next = 0, due;
+	unsigned long now, next = 0, due;
 	struct amt_entry *e;
 
 	if (!amt_pending_mms())
 		return 0;
 	spin_lock(&amt_lock);
+	now = jiffies;
 	list_for_each_entry(e, &amt_deferred, deferred) {
 		if (e->state != AMT_RUNNING || !e->reniced)
 			continue;
-		due = e->started + yield;
+		/* +1: started is a tick already partly gone */
+		due = e->started + yield + 1;
 		if (time_after_eq(now, due)) {
 			set_user_nice(e->task, e->nice0);
-			e->reniced = false;
+			WRITE_ONCE(e->reniced, false);
 		} else if (!next || due - now < next) {
 			next = due - now;
 		}
@@ -476,7 +478,7 @@ void amt_self_unrenice(void)
 	list_for_each_entry(e, &amt_deferred, deferred) {
 		if (e->state == AMT_RUNNING && e->reniced) {
 			set_user_nice(e->task, e->nice0);
-			e->reniced = false;
+			WRITE_ONCE(e->reniced, false);
 		}
 	}
 	spin_unlock(&amt_lock);
@@ -536,7 +538,7 @@ void amt_teardown(struct amt_entry *e, bool by_self)
 	 */
 	if (e->reniced) {
 		set_user_nice(e->task, e->nice0);
-		e->reniced = false;
+		WRITE_ONCE(e->reniced, false);
 	}
 	list_del(&e->deferred);
 	amt_freed += e->freeable0 > left ? e->freeable0 - left : 0;

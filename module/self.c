@@ -33,7 +33,7 @@
  * task. One work item serves all: armed for the earliest deadline, it
  * gives back what is due and re-arms for the next. If a new teardown armed
  * it meanwhile (for its later deadline), an older one waits for that: at
- * most 2 * AMT_SELF_YIELD at nice 19.
+ * most about 2 * AMT_SELF_YIELD at nice 19.
  */
 #define AMT_SELF_YIELD		(HZ / 100 ?: 1)
 static void amt_self_yield_fn(struct work_struct *w);
@@ -142,7 +142,8 @@ void amt_self_teardown(struct task_struct *tsk)
 			amt_reaper_wake();
 			queued = false;
 		}
-		if (e->reniced)
+		/* (cleared under amt_lock by the work: a stale true re-arms it) */
+		if (READ_ONCE(e->reniced))
 			schedule_delayed_work(&amt_self_yield_work,
 					      AMT_SELF_YIELD);
 		amt_teardown(e, true);

@@ -75,14 +75,17 @@ static inline bool amt_memcg_has_room(unsigned long usage, unsigned long max,
 
 /*
  * Low memory: MemAvailable (@avail pages) at or under @pct percent of
- * @totalram. At equality too: earlyoom acts at "<=" its percentage, and
- * the exit it caused must give its memory back before it looks again.
- * No overflow: @pct <= 50 and page counts are far below 2^57.
+ * @totalram, plus an eighth of that. The margin: earlyoom kills at the
+ * first reading at or under its percentage, often a few MiB under, and
+ * the victim's exit reads the counters again later: their per-CPU drift
+ * (up to a few pages per CPU and zone) or a little memory freed meanwhile
+ * must not let that exit through (seen on 7.2: one of three). No
+ * overflow: @pct <= 50 and page counts are far below 2^53.
  */
 static inline bool amt_memory_low(unsigned long avail, unsigned long totalram,
 				  unsigned int pct)
 {
-	return pct && avail * 100 <= (unsigned long)pct * totalram;
+	return pct && avail * 800 <= (unsigned long)pct * 9 * totalram;
 }
 
 /* Parameter validation; return 0 or a negative errno. */

@@ -72,11 +72,14 @@ int main(void)
 	      "OOM victim wins over low memory");
 
 	CHECK(amt_memory_low(100, 1000, 10), "low memory: at the share, low");
-	CHECK(!amt_memory_low(101, 1000, 10), "low memory: just over, not low");
+	CHECK(amt_memory_low(112, 1000, 10),
+	      "low memory: within an eighth over the share, low");
+	CHECK(!amt_memory_low(113, 1000, 10),
+	      "low memory: past the eighth, not low");
 	CHECK(amt_memory_low(0, 1000, 1), "low memory: none available, low");
 	CHECK(!amt_memory_low(0, 1000, 0), "low memory: 0 disables the gate");
-	CHECK(!amt_memory_low(1UL << 40, 1UL << 41, 49) &&
-	      amt_memory_low(1UL << 40, 1UL << 41, 50),
+	CHECK(!amt_memory_low(1UL << 40, 1UL << 41, 44) &&
+	      amt_memory_low(1UL << 40, 1UL << 41, 45),
 	      "low memory: 8 PiB of 4 KiB pages, no overflow");
 	f = big();
 	f.memcg_full = true;

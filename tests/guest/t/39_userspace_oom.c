@@ -387,6 +387,13 @@ static int eo_phase(int c, int r, long thr_kb, unsigned long hog_mb,
 			 cfg_name[c], r, kills, CROSSINGS);
 	if (kills != CROSSINGS && !c)
 		eo_dump();
+	/* a kill whose exit the gate let through: what earlyoom read */
+	if (c && amt_stat("rejected_low_memory") - s0[1] < kills) {
+		amt_note("%s round %d: %ld of %d kills' exits kept inline by the low-memory gate",
+			 cfg_name[c], r, amt_stat("rejected_low_memory") - s0[1],
+			 kills);
+		eo_dump();
+	}
 	hogs_kill();	/* the filler too */
 	amt_assert(!amt_drain(60000), "drain failed");
 	stats_add(c, s0);

@@ -136,9 +136,9 @@ module_param_cb(max_pending_pages, &amt_max_pending_ops,
 
 /*
  * The OOM-time drain, the shrinker's priority boost, the pressure window,
- * the low-memory gate and the memcg headroom check. OOM victims stay excluded either way. Turning
- * this off is for measuring what it prevents (tests, benchmarks), not for
- * production.
+ * the low-memory gate and the memcg headroom check. OOM victims stay
+ * excluded either way. Turning this off is for measuring what it prevents
+ * (tests, benchmarks), not for production.
  */
 module_param_cb(oom_guard, &amt_enabled_ops, &amt_oom_guard, 0644);
 

@@ -428,7 +428,8 @@ unsigned int amt_handoff(enum amt_handoff_which which, unsigned long *next)
 
 /**
  * amt_self_unrenice_due() - give the nice back to self teardowns that yielded
- * @yield: how long each runs at nice 19, from its own start (jiffies)
+ * @yield: how long each runs at nice 19, from its own start (jiffies); 0:
+ *	all of them now
  *
  * Each from its own start: teardowns of tasks killed together start over
  * a few milliseconds, and one that started late must not get its nice
@@ -450,7 +451,7 @@ unsigned long amt_self_unrenice_due(unsigned long yield)
 			continue;
 		/* +1: started is a tick already partly gone */
 		due = e->started + yield + 1;
-		if (time_after_eq(now, due)) {
+		if (!yield || time_after_eq(now, due)) {
 			set_user_nice(e->task, e->nice0);
 			WRITE_ONCE(e->reniced, false);
 		} else if (!next || due - now < next) {
@@ -464,24 +465,12 @@ unsigned long amt_self_unrenice_due(unsigned long yield)
 /**
  * amt_self_unrenice() - give self-mode teardowns their nice back
  *
- * Once the tasks exiting with them are through (self.c), and at once for
- * reclaim and the OOM killer, as the reaper's boost: the memory is wanted
- * now, not behind every runnable task.
+ * All at once, for reclaim and the OOM killer, as the reaper's boost: the
+ * memory is wanted now, not behind every runnable task.
  */
 void amt_self_unrenice(void)
 {
-	struct amt_entry *e;
-
-	if (!amt_pending_mms())
-		return;
-	spin_lock(&amt_lock);
-	list_for_each_entry(e, &amt_deferred, deferred) {
-		if (e->state == AMT_RUNNING && e->reniced) {
-			set_user_nice(e->task, e->nice0);
-			WRITE_ONCE(e->reniced, false);
-		}
-	}
-	spin_unlock(&amt_lock);
+	amt_self_unrenice_due(0);
 }
 
 /**

@@ -79,7 +79,7 @@ static inline bool amt_memcg_has_room(unsigned long usage, unsigned long max,
  * first reading at or under its percentage, often a few MiB under, and
  * the victim's exit reads the counters again later: their per-CPU drift
  * (up to a few pages per CPU and zone) or a little memory freed meanwhile
- * must not let that exit through (seen on 7.2: one of three). No
+ * must not let that exit through (a precaution, not observed). No
  * overflow: @pct <= 50 and page counts are far below 2^53.
  */
 static inline bool amt_memory_low(unsigned long avail, unsigned long totalram,

@@ -63,8 +63,9 @@ static const struct amtctl_cmd amtctl_cmds[] = {
 	  "  oom_guard=1|0|y|n          keep queued memory from causing OOM\n"
 	  "                             kills (1; 0 only to measure)\n"
 	  "  min_available_pct=PCT      with oom_guard, defer nothing while\n"
-	  "                             MemAvailable <= PCT % of RAM (0 .. 50,\n"
-	  "                             default 10; 0: no such gate)\n" },
+	  "                             MemAvailable <= PCT % of RAM plus an\n"
+	  "                             eighth (0 .. 50, default 10; 0: no\n"
+	  "                             such gate)\n" },
 	{ "stats", amtctl_stats, "[--json | --prometheus]",
 	  "print the module's statistics",
 	  "Without an option: an aligned table, pages also in MiB and\n"

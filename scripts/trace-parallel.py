@@ -40,8 +40,12 @@ def parse(path):
             if line.startswith('# config '):
                 w = line.split()
                 cur = {'cfg': w[2], 'parent': int(w[4]),
-                       'children': [int(x) for x in w[6:]], 'ev': []}
+                       'children': [int(x) for x in w[6:]], 'ev': [],
+                       'sched': []}
                 blocks.append(cur)
+                continue
+            if line.startswith('# sched ') and cur is not None:
+                cur['sched'].append(line[2:].rstrip())
                 continue
             m = LINE.match(line)
             if m and cur is not None:
@@ -149,6 +153,46 @@ def summarise(b):
               f"{rel(k.get('td_start'))}..{rel(k.get('td_end'))} {k.get('by', '')}"
               f"  {','.join(str(x) for x in sorted(prios[p]))}")
     parent_timeline(b, ev, t0, t1)
+    placement(b, ev, t0, t1, kid)
+
+
+def placement(b, ev, t0, t1, kid):
+    """Where CFS put the children: the snapshots taken before and right
+    after the kills (vruntime in ms; min_vruntime of each CPU's root
+    cfs_rq; the runnable tasks with their tree-key), then, for the child
+    that first ran last, the vruntime of whatever ran on its CPU while it
+    waited (sched_stat_runtime, where the kernel reports it)."""
+    if not b['sched']:
+        return
+    print("   placement (ms of vruntime):")
+    for x in b['sched']:
+        print("     " + x)
+    late = [p for p in b['children'] if 'first_run' in kid[p]]
+    if not late:
+        return
+    last = max(late, key=lambda p: kid[p]['first_run'])
+    woken, ran = kid[last].get('woken', t0), kid[last]['first_run']
+    cpu = None
+    for ts, c, pid, comm, name, rest in ev:
+        if name == 'sched_wakeup' and int(fields(rest).get('pid', -1)) == last \
+                and ts >= t0:
+            cpu = int(fields(rest).get('target_cpu', c))
+            break
+    print(f"   child {last} waited {(ran - woken) * 1e3:.2f} ms (woken for"
+          f" cpu{cpu}); vruntime of what ran there meanwhile:")
+    seen = {}
+    for ts, c, pid, comm, name, rest in ev:
+        if name != 'sched_stat_runtime' or c != cpu or not woken <= ts <= ran:
+            continue
+        f = fields(rest)
+        vr = f.get('vruntime')
+        if vr is None:
+            continue
+        seen.setdefault(pid, []).append((ts, int(vr) / 1e6, comm))
+    for pid, v in seen.items():
+        print(f"     {v[0][2]}-{pid}: {v[0][1]:.3f} at"
+              f" {(v[0][0] - t0) * 1e3:.2f} .. {v[-1][1]:.3f} at"
+              f" {(v[-1][0] - t0) * 1e3:.2f}")
 
 
 def parent_timeline(b, ev, t0, t1):

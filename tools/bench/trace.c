@@ -18,6 +18,7 @@
 static const char * const trace_events[] = {
 	"sched/sched_switch", "sched/sched_wakeup", "sched/sched_wakeup_new",
 	"sched/sched_process_exit", "sched/sched_migrate_task",
+	"sched/sched_stat_runtime",
 	"async_mm_teardown/mm_reaper_queue",
 	"async_mm_teardown/mm_reaper_reap",
 };
@@ -54,6 +55,70 @@ static void trace_dump(FILE *out)
 			fputs(line, out);
 	fclose(in);
 	trace_write("trace", "");
+}
+
+/* The first number after the colon of @key's line in @buf, or -1. */
+static double sched_field(const char *buf, const char *key)
+{
+	const char *p = strstr(buf, key);
+
+	if (!p || !(p = strchr(p, ':')))
+		return -1;
+	return strtod(p + 1, NULL);
+}
+
+/*
+ * Where CFS placed each child: its se.vruntime and run time so far (ms,
+ * from /proc/PID/sched), its CPU, and each CPU's root min_vruntime (from
+ * debugfs, where it is mounted), as "# sched WHEN ..." lines: taken before
+ * the kills and right after them, before most children have run, so the
+ * wake-up placement shows.
+ */
+static void sched_snapshot(FILE *out, const char *when, const pid_t *pids,
+			   int n)
+{
+	static char buf[1 << 18];
+	char path[64], *line, *save;
+	int k, cpu = -1, rq = -1;
+
+	for (k = 0; k < n; k++) {
+		snprintf(path, sizeof(path), "/proc/%d/sched", pids[k]);
+		if (amt_read_file(path, buf, sizeof(buf)) <= 0)
+			continue;
+		fprintf(out, "# sched %s pid=%d vruntime=%.3f exec=%.3f prio=%.0f",
+			when, pids[k], sched_field(buf, "se.vruntime"),
+			sched_field(buf, "se.sum_exec_runtime"),
+			sched_field(buf, "\nprio"));
+		snprintf(path, sizeof(path), "/proc/%d/stat", pids[k]);
+		if (amt_read_file(path, buf, sizeof(buf)) > 0) {
+			char *p = strrchr(buf, ')');
+			int f;
+
+			/* field 39, "processor"; field 3 is the first after ')' */
+			for (f = 2; p && f < 39; f++)
+				p = strchr(p + 1, ' ');
+			if (p)
+				fprintf(out, " cpu=%d", atoi(p + 1));
+		}
+		fprintf(out, "\n");
+	}
+	if (amt_read_file("/sys/kernel/debug/sched/debug", buf,
+			  sizeof(buf)) <= 0)
+		return;
+	for (line = strtok_r(buf, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		if (!strncmp(line, "cpu#", 4))
+			rq = atoi(line + 4);
+		if (!strncmp(line, "cfs_rq[", 7))
+			cpu = strcmp(strchr(line, ':'), ":/") ? -1 : atoi(line + 7);
+		else if (cpu >= 0 && strstr(line, ".min_vruntime"))
+			fprintf(out, "# sched %s cpu=%d min_vruntime=%.3f\n",
+				when, cpu, sched_field(line, "min_vruntime"));
+		/* the runnable tasks (state R), tree-key = se.vruntime */
+		else if ((line[0] == ' ' || line[0] == '>') && line[1] == 'R')
+			fprintf(out, "# sched %s rq=%d task %s\n", when, rq,
+				line + 2);
+	}
 }
 
 void bench_parallel_trace(const char *path)
@@ -96,11 +161,13 @@ void bench_parallel_trace(const char *path)
 		for (k = 0; k < TRACE_M; k++)
 			fprintf(out, " %d", pids[k]);
 		fprintf(out, "\n");
+		sched_snapshot(out, "before", pids, TRACE_M);
 		trace_write("tracing_on", "1");
 		trace_mark("amt_bench: kill %s", cfg_name[c]);
 		t0 = amt_now_ns();
 		for (k = 0; k < TRACE_M; k++)
 			kill(pids[k], SIGKILL);
+		sched_snapshot(out, "after", pids, TRACE_M);
 		for (k = 0; k < TRACE_M; k++)
 			amt_reap(pids[k]);
 		trace_mark("amt_bench: reaped %s", cfg_name[c]);

@@ -20,6 +20,9 @@
 #define MPOL_INTERLEAVE_ 3
 #define MB 1024
 #define ATTEMPTS 3
+/* the function tracer's lines: "mpol_put_task_policy <-do_exit" (or .cold) */
+#define FROM_EXIT "mpol_put_task_policy <-do_exit"
+#define FROM_US "mpol_put_task_policy <-amt_notify_self_mpol"
 
 static void body(void *arg)
 {
@@ -36,7 +39,7 @@ static void run(void)
 	long q0, s0, r0, m0, h0;
 	char cap[32];
 	uint64_t inline_ns, ns;
-	int from_exit, ours, after, attempt;
+	int from_exit, ours, after, attempt, i;
 	pid_t pid;
 
 	if (syscall(SYS_get_mempolicy, NULL, NULL, 0, NULL, 0) && errno == ENOSYS)
@@ -52,9 +55,7 @@ static void run(void)
 	 * In mode=self a task that takes longer than AMT_STASH_MAX (100 ms)
 	 * from exit_mm() to its teardown loses its stash to the reaper
 	 * (stuck_close tests that); the order asserted here is then not
-	 * observable, so such an attempt is noted and tried again. (One
-	 * debug-kernel run saw the original called 0 times in mode=self,
-	 * which a hand-off would explain; the counters were not printed.)
+	 * observable, so such an attempt is noted and tried again.
 	 */
 	for (attempt = 1;; attempt++) {
 		q0 = amt_stat("queued");
@@ -67,16 +68,22 @@ static void run(void)
 		pid = amt_hog_fn(body, NULL);
 		ns = amt_kill_wait(pid);
 		amt_assert(!amt_drain(60000), "drain failed");
+		/*
+		 * The drain returns once the teardown is counted; in mode=self
+		 * the module calls the original only after that, and do_exit()
+		 * runs it after exit_notify(), which may come after waitpid()
+		 * returned. Wait for the expected caller's line (10 s, scaled
+		 * for slow kernels) before tracing stops; the counts below
+		 * are then taken from the complete exit.
+		 */
+		for (i = 0; i < 100 * (int)amt_slow() &&
+		     amt_trace_lines(pid, self ? FROM_US : FROM_EXIT, NULL) < 1;
+		     i++)
+			usleep(100 * 1000);
 		amt_trace_stop();
-		/* "mpol_put_task_policy <-do_exit" (a .cold or .part suffix) */
-		from_exit = amt_trace_lines(pid, "mpol_put_task_policy <-do_exit",
-					    NULL);
-		ours = amt_trace_lines(pid,
-				       "mpol_put_task_policy <-amt_notify_self_mpol",
-				       NULL);
-		after = amt_trace_lines(pid,
-					"mpol_put_task_policy <-amt_notify_self_mpol",
-					"mm_reaper_reap");
+		from_exit = amt_trace_lines(pid, FROM_EXIT, NULL);
+		ours = amt_trace_lines(pid, FROM_US, NULL);
+		after = amt_trace_lines(pid, FROM_US, "mm_reaper_reap");
 		amt_ftrace_stop();
 		if (!self || amt_stat("handoffs") == h0)
 			break;

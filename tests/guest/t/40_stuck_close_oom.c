@@ -192,7 +192,8 @@ static void unblocked(void)
 /* One kill under pressure; 1 if reclaim met the deferred pages. */
 static int attempt(int n)
 {
-	long oom0, q0, s0, d0, h0, r0, avail, met;
+	long oom0, q0, s0, d0, h0, r0, avail, met, room_go, room_late;
+	long pending_late;
 	int to, from, i, status;
 	uint64_t t0, t_go;
 	pid_t v, p;
@@ -224,12 +225,19 @@ static int attempt(int n)
 	for (i = 0; i < 10000 && amt_helper_get("blocked") < 1; i++)
 		usleep(500);
 	t_go = amt_now_ns();
+	room_go = room_kb();
 	amt_assert(write(to, "g", 1) == 1, "cannot start the presser");
 	amt_assert(amt_helper_get("blocked") == 1, "the close never blocked");
+	/* where the pressure stands as the hand-off window ends */
+	usleep(90 * 1000);
+	room_late = room_kb();
+	pending_late = amt_stat("pending_pages");
 	amt_assert(get(from, 60000) == 'd',
 		   "the presser's %d MiB did not come (oom_kill +%ld)", MORE_MB,
 		   amt_vmstat("oom_kill") - oom0);
 	met = amt_stat("shrinker_scans") - s0 + amt_stat("oom_drains") - d0;
+	amt_note("attempt %d: room above the high watermark %ld kB at go, %ld kB 90 ms later (pending_pages %ld then)",
+		 n, room_go, room_late, pending_late);
 	amt_note("attempt %d: kill->go %.1f ms, kill->512 MiB more %.0f ms; queued +%ld, shrinker_scans +%ld, oom_drains +%ld, handoffs +%ld, reclaim passes +%ld",
 		 n, (t_go - t0) / 1e6, (amt_now_ns() - t0) / 1e6,
 		 amt_stat("queued") - q0, amt_stat("shrinker_scans") - s0,

@@ -77,8 +77,9 @@ def summarise(b):
             kid[int(f['pid'])]['exit'] = ts
         elif name == 'sched_wakeup':
             p = int(f.get('pid', -1))
-            if p in kids and ts >= t0:
-                kid[p].setdefault('woken', ts)
+            if p in kids and ts >= t0 and 'woken' not in kid[p]:
+                kid[p]['woken'] = ts
+                kid[p]['woken_cpu'] = int(f.get('target_cpu', cpu))
             if p == parent and pid in kids:
                 kid[pid].setdefault('parent_woken', ts)
         elif name == 'sched_switch':
@@ -172,12 +173,7 @@ def placement(b, ev, t0, t1, kid):
         return
     last = max(late, key=lambda p: kid[p]['first_run'])
     woken, ran = kid[last].get('woken', t0), kid[last]['first_run']
-    cpu = None
-    for ts, c, pid, comm, name, rest in ev:
-        if name == 'sched_wakeup' and int(fields(rest).get('pid', -1)) == last \
-                and ts >= t0:
-            cpu = int(fields(rest).get('target_cpu', c))
-            break
+    cpu = kid[last].get('woken_cpu')
     print(f"   child {last} waited {(ran - woken) * 1e3:.2f} ms (woken for"
           f" cpu{cpu}); vruntime of what ran there meanwhile:")
     seen = {}

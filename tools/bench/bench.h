@@ -186,6 +186,7 @@ double t95(int df);
 void settle(void);
 void set_cfg(enum cfg c);
 uint64_t task_cpu_ns(pid_t pid);
+int task_cpu_of(pid_t pid);
 int reaper_pids(pid_t *pids, int max);
 uint64_t reaper_cpu_ns(void);
 long reaper_preemptions(void);

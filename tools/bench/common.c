@@ -67,6 +67,25 @@ void set_cfg(enum cfg c)
 	amt_param_set("enabled", "1");
 }
 
+/* The CPU a task runs or last ran on (/proc/PID/stat field 39). */
+int task_cpu_of(pid_t pid)
+{
+	char path[64], buf[1024], *p;
+	int field = 2;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	if (amt_read_file(path, buf, sizeof(buf)) <= 0)
+		die("%s unreadable", path);
+	p = strrchr(buf, ')');	/* the name may hold spaces */
+	while (p && field < 39) {
+		p = strchr(p + 1, ' ');
+		field++;
+	}
+	if (!p)
+		die("%s: no processor field", path);
+	return atoi(p + 1);
+}
+
 /* A task's CPU time so far (schedstat), in ns. */
 uint64_t task_cpu_ns(pid_t pid)
 {

@@ -85,22 +85,10 @@ static void sched_snapshot(FILE *out, const char *when, const pid_t *pids,
 		snprintf(path, sizeof(path), "/proc/%d/sched", pids[k]);
 		if (amt_read_file(path, buf, sizeof(buf)) <= 0)
 			continue;
-		fprintf(out, "# sched %s pid=%d vruntime=%.3f exec=%.3f prio=%.0f",
+		fprintf(out, "# sched %s pid=%d vruntime=%.3f exec=%.3f prio=%.0f cpu=%d\n",
 			when, pids[k], sched_field(buf, "se.vruntime"),
 			sched_field(buf, "se.sum_exec_runtime"),
-			sched_field(buf, "\nprio"));
-		snprintf(path, sizeof(path), "/proc/%d/stat", pids[k]);
-		if (amt_read_file(path, buf, sizeof(buf)) > 0) {
-			char *p = strrchr(buf, ')');
-			int f;
-
-			/* field 39, "processor"; field 3 is the first after ')' */
-			for (f = 2; p && f < 39; f++)
-				p = strchr(p + 1, ' ');
-			if (p)
-				fprintf(out, " cpu=%d", atoi(p + 1));
-		}
-		fprintf(out, "\n");
+			sched_field(buf, "\nprio"), task_cpu_of(pids[k]));
 	}
 	if (amt_read_file("/sys/kernel/debug/sched/debug", buf,
 			  sizeof(buf)) <= 0)

@@ -5,25 +5,6 @@
  */
 #include "bench.h"
 
-/* The CPU a task runs or last ran on (/proc/PID/stat field 39). */
-static int task_cpu_of(pid_t pid)
-{
-	char path[64], buf[1024], *p;
-	int field = 2;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-	if (amt_read_file(path, buf, sizeof(buf)) <= 0)
-		die("%s unreadable", path);
-	p = strrchr(buf, ')');	/* the name may hold spaces */
-	while (p && field < 39) {
-		p = strchr(p + 1, ' ');
-		field++;
-	}
-	if (!p)
-		die("%s: no processor field", path);
-	return atoi(p + 1);
-}
-
 /*
  * exit_notify() wakes the parent (a sync wakeup, whose hint the scheduler
  * ignores for an exiting waker); in self mode the child then goes on

@@ -343,7 +343,7 @@ static int eo_settle(int want, long thr_kb)
 static int eo_phase(int c, int r, long thr_kb, unsigned long hog_mb,
 		    const char *term_kill)
 {
-	long s0[NSTAT], fill_kb, q0;
+	long s0[NSTAT], fill_kb, q0, deferred;
 	int i, kills, deaths0 = hog_deaths;
 	uint64_t t0;
 
@@ -394,10 +394,11 @@ static int eo_phase(int c, int r, long thr_kb, unsigned long hog_mb,
 	 * final drop of a victim can be earlyoom's own, reading its
 	 * /proc/PID files, and then runs inline there.)
 	 */
-	victims_deferred[c] += amt_stat("queued") - q0;
-	if (c && amt_stat("queued") != q0) {
+	deferred = amt_stat("queued") - q0;
+	victims_deferred[c] += deferred;
+	if (c && deferred) {
 		amt_note("%s round %d: %ld of earlyoom's victims deferred",
-			 cfg_name[c], r, amt_stat("queued") - q0);
+			 cfg_name[c], r, deferred);
 		eo_dump();
 	}
 	hogs_kill();	/* the filler too */

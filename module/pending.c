@@ -55,6 +55,8 @@ u32 amt_debug_leader_delay_ms;
 
 /* Read locklessly by the mpol_put_task_policy() callback (self.c). */
 atomic_t amt_nr_stashed = ATOMIC_INIT(0);
+/* jiffies of the last amt_self_unrenice(); set at init to long ago */
+static unsigned long amt_self_hurry_at;
 
 static atomic_long_t amt_pending_pages_cnt = ATOMIC_LONG_INIT(0);
 static atomic_long_t amt_pending_mms_cnt = ATOMIC_LONG_INIT(0);
@@ -241,14 +243,42 @@ static struct amt_entry *amt_start(struct amt_entry *e)
 }
 
 /**
+ * amt_stash_own() - has @tsk a stash of its own to tear down?
+ * @tsk: current, after exit_notify()
+ *
+ * A snapshot: the hand-off may take it right after.
+ *
+ * Return: true if an entry stashed under @tsk waits for @tsk's teardown
+ * (not only entries left to it for the reaper).
+ */
+bool amt_stash_own(struct task_struct *tsk)
+{
+	struct amt_entry *e;
+	bool own = false;
+
+	spin_lock(&amt_lock);
+	hash_for_each_possible(amt_stash_table, e, stash, (unsigned long)tsk) {
+		if (e->task == tsk && !e->to_reaper) {
+			own = true;
+			break;
+		}
+	}
+	spin_unlock(&amt_lock);
+	return own;
+}
+
+/**
  * amt_stash_take() - take back an entry stashed under @tsk, if still stashed
  * @tsk: current, after exit_notify()
  * @queued: set to true if entries stashed under @tsk for the reaper
  *	(amt_defer_to_leader()) went on its queue; the caller wakes it
+ * @yield_end: the teardown runs at nice 19 until then (jiffies), unless
+ *	that is past or the memory is wanted (amt_self_hurried())
  *
  * Return: the entry, now RUNNING; NULL if none (or handed off meanwhile).
  */
-struct amt_entry *amt_stash_take(struct task_struct *tsk, bool *queued)
+struct amt_entry *amt_stash_take(struct task_struct *tsk, bool *queued,
+				 unsigned long yield_end)
 {
 	struct amt_entry *e, *found = NULL;
 	struct hlist_node *tmp;
@@ -266,11 +296,15 @@ struct amt_entry *amt_stash_take(struct task_struct *tsk, bool *queued)
 			 * Start the teardown at nice 19, as the reaper runs:
 			 * the parent woken by exit_notify(), and the siblings
 			 * killed with us still on their way there, go first.
-			 * Under the lock, so that amt_self_unrenice() sees it;
-			 * self.c gives the nice back shortly.
+			 * Under the lock, so that amt_self_unrenice() sees it
+			 * (or the hurry it set is seen here); self.c gives the
+			 * nice back at @yield_end.
 			 */
-			if (task_nice(tsk) < MAX_NICE) {
+			if (task_nice(tsk) < MAX_NICE &&
+			    time_before(jiffies, yield_end) &&
+			    !amt_self_hurried()) {
 				e->nice0 = task_nice(tsk);
+				e->yield_end = yield_end;
 				e->reniced = true;
 				set_user_nice(tsk, MAX_NICE);
 			}
@@ -385,7 +419,8 @@ bool amt_queue_empty(void)
  * amt_handoff() - give stashed entries to the reaper
  * @which: AMT_HANDOFF_LATE: those stashed AMT_STASH_MAX ago or longer;
  *	AMT_HANDOFF_STUCK: those whose task has not reached exit_notify()
- *	(a task past it takes its entry within microseconds);
+ *	(a task past it takes its entry within AMT_SELF_YIELD, sooner when
+ *	hurried);
  *	AMT_HANDOFF_ALL: every one
  * @next: if not NULL, set to the jiffies at which the oldest stash left
  *	behind becomes late, or 0 if none is left
@@ -428,16 +463,15 @@ unsigned int amt_handoff(enum amt_handoff_which which, unsigned long *next)
 
 /**
  * amt_self_unrenice_due() - give the nice back to self teardowns that yielded
- * @yield: how long each runs at nice 19, from its own start (jiffies); 0:
- *	all of them now
+ * @all: to all of them now; else to those whose yield_end has come
  *
- * Each from its own start: teardowns of tasks killed together start over
+ * Each at its own deadline: teardowns of tasks killed together start over
  * a few milliseconds, and one that started late must not get its nice
  * back at an earlier one's deadline.
  *
  * Return: jiffies until the next one is due (at least 1), 0 if none waits.
  */
-unsigned long amt_self_unrenice_due(unsigned long yield)
+unsigned long amt_self_unrenice_due(bool all)
 {
 	unsigned long now, next = 0, due;
 	struct amt_entry *e;
@@ -449,9 +483,8 @@ unsigned long amt_self_unrenice_due(unsigned long yield)
 	list_for_each_entry(e, &amt_deferred, deferred) {
 		if (e->state != AMT_RUNNING || !e->reniced)
 			continue;
-		/* +1: started is a tick already partly gone */
-		due = e->started + yield + 1;
-		if (!yield || time_after_eq(now, due)) {
+		due = e->yield_end;
+		if (all || time_after_eq(now, due)) {
 			set_user_nice(e->task, e->nice0);
 			WRITE_ONCE(e->reniced, false);
 		} else if (!next || due - now < next) {
@@ -466,11 +499,29 @@ unsigned long amt_self_unrenice_due(unsigned long yield)
  * amt_self_unrenice() - give self-mode teardowns their nice back
  *
  * All at once, for reclaim and the OOM killer, as the reaper's boost: the
- * memory is wanted now, not behind every runnable task.
+ * memory is wanted now, not behind every runnable task. For
+ * AMT_SELF_YIELD from now, tasks coming for their stash neither wait nor
+ * start at nice 19, and those waiting stop (amt_self_hurried()).
  */
 void amt_self_unrenice(void)
 {
-	amt_self_unrenice_due(0);
+	/*
+	 * Before the look under amt_lock, under which amt_stash_take() reads
+	 * it: a teardown starting meanwhile is seen there or sees this.
+	 */
+	WRITE_ONCE(amt_self_hurry_at, jiffies);
+	amt_self_unrenice_due(true);
+}
+
+/**
+ * amt_self_hurried() - was the memory of self teardowns asked for lately?
+ *
+ * Return: true within AMT_SELF_YIELD of the last amt_self_unrenice().
+ */
+bool amt_self_hurried(void)
+{
+	return time_before(jiffies,
+			   READ_ONCE(amt_self_hurry_at) + AMT_SELF_YIELD);
 }
 
 /**
@@ -669,6 +720,7 @@ bool amt_pending_empty(void)
  */
 int amt_pending_init(void)
 {
+	amt_self_hurry_at = jiffies - AMT_SELF_YIELD - 1;
 	amt_entry_cache = KMEM_CACHE(amt_entry, SLAB_ACCOUNT);
 	return amt_entry_cache ? 0 : -ENOMEM;
 }

@@ -37,7 +37,8 @@ struct amt_entry {
 	pid_t pid;		/* the exiting task, for the tracepoints */
 	enum amt_entry_state state;	/* under pending.c's lock */
 	int nice0;		/* self: the task's nice before its teardown */
-	bool reniced;		/* self: it tears down at nice 19 */
+	bool reniced;		/* self: it tears down at nice 19 ... */
+	unsigned long yield_end;	/* ... until then (jiffies) */
 	bool to_reaper;		/* stashed under a leader for the reaper */
 };
 
@@ -54,6 +55,14 @@ struct amt_entry {
  * exit_notify() before the reaper takes it (docs/design.md, "The bound").
  */
 #define AMT_STASH_MAX	(HZ / 10)
+
+/*
+ * How long a self teardown gives way to the tasks around it, from the
+ * moment its task comes for it: first asleep while its CPU has others to
+ * run, then at nice 19 (self.c). Ended early once reclaim, the OOM
+ * notifier or a drain asks for the memory (amt_self_hurried()).
+ */
+#define AMT_SELF_YIELD	(HZ / 100 ?: 1)
 
 enum amt_handoff_which {
 	AMT_HANDOFF_LATE,	/* stashed AMT_STASH_MAX ago or more */
@@ -80,12 +89,15 @@ struct amt_entry *amt_entry_new(struct mm_struct *mm);
 void amt_entry_free(struct amt_entry *e);
 void amt_defer(struct amt_entry *e, struct task_struct *task);
 bool amt_defer_to_leader(struct amt_entry *e, struct task_struct *leader);
-struct amt_entry *amt_stash_take(struct task_struct *tsk, bool *queued);
+bool amt_stash_own(struct task_struct *tsk);
+struct amt_entry *amt_stash_take(struct task_struct *tsk, bool *queued,
+				 unsigned long yield_end);
 struct amt_entry *amt_queue_take(void);
 bool amt_queue_empty(void);
 unsigned int amt_handoff(enum amt_handoff_which which, unsigned long *next);
 void amt_self_unrenice(void);
-unsigned long amt_self_unrenice_due(unsigned long yield);
+bool amt_self_hurried(void);
+unsigned long amt_self_unrenice_due(bool all);
 void amt_teardown(struct amt_entry *e, bool by_self);
 unsigned long amt_progress(void);
 void amt_wait_ended(long timeout);

@@ -17,7 +17,9 @@
  *
  * Copyright (C) 2026 The async_mm_teardown authors.
  */
+#include <linux/delay.h>
 #include <linux/sched.h>
+#include <linux/sched/stat.h>
 #include <linux/workqueue.h>
 #include "pending.h"
 #include "reaper.h"
@@ -25,26 +27,60 @@
 #include "stats.h"
 
 /*
- * A self teardown starts at nice 19 (amt_stash_take()), so that the parent
- * and the siblings killed together with the task, still on their way to
- * exit_notify() (a fraction of a millisecond each), get the CPUs first;
- * then, AMT_SELF_YIELD after its own start, it gets its own nice back, so
+ * A self teardown gives way for AMT_SELF_YIELD from the moment its task
+ * comes for it, so that the parent and the siblings killed together with
+ * the task, still on their way to exit_notify() (a fraction of a
+ * millisecond each), get the CPUs first; then it runs at its own nice, so
  * that on a busy machine its memory does not wait behind every runnable
- * task. One work item serves all: armed for the earliest deadline, it
- * gives back what is due and re-arms for the next. If a new teardown armed
- * it meanwhile (for its later deadline), an older one waits for that: at
- * most about 2 * AMT_SELF_YIELD at nice 19.
+ * task. Reclaim, the OOM notifier and a drain end that at once
+ * (amt_self_hurried()).
+ *
+ * First, the task sleeps in short naps while its CPU has other tasks to
+ * run (amt_self_wait_turn()): at nice 19 a teardown would still keep the
+ * CPU until the next tick or wake-up before them, and with 8 killed
+ * together on 2 CPUs the last waitpid() then came a tick or more late
+ * (docs/benchmarks.md, "Self mode's tail"). Asleep it takes nothing from
+ * them, and its stash stays in the deferred set, counted and reachable by
+ * the hand-off, reclaim, the OOM notifier, drain and unload. For the rest
+ * of the period, the teardown runs at nice 19 (amt_stash_take()). One
+ * work item gives the nice back to all: armed for the earliest deadline,
+ * it gives back what is due and re-arms for the next. If a new teardown
+ * armed it meanwhile (for its later deadline), an older one waits for
+ * that: at most about 2 * AMT_SELF_YIELD at nice 19.
  */
-#define AMT_SELF_YIELD		(HZ / 100 ?: 1)
+#define AMT_SELF_NAP_MIN_US	100
+#define AMT_SELF_NAP_MAX_US	200
+
 static void amt_self_yield_fn(struct work_struct *w);
 static DECLARE_DELAYED_WORK(amt_self_yield_work, amt_self_yield_fn);
 
 static void amt_self_yield_fn(struct work_struct *w)
 {
-	unsigned long next = amt_self_unrenice_due(AMT_SELF_YIELD);
+	unsigned long next = amt_self_unrenice_due(false);
 
 	if (next)
 		schedule_delayed_work(&amt_self_yield_work, next);
+}
+
+/* Sleeps while others can run here, until @end or until hurried. */
+static void amt_self_wait_turn(struct task_struct *tsk, unsigned long end)
+{
+	/* an idle CPU: one read, no lock */
+	if (single_task_running() || amt_self_hurried())
+		return;
+	/* only a task with a teardown of its own (the lock: once a nap) */
+	while (amt_stash_own(tsk)) {
+		/*
+		 * TASK_IDLE: a dying task, not load, and its pending SIGKILL
+		 * does not end the nap (6.1's usleep_idle_range() is 7.x's
+		 * usleep_range_idle(): both call this).
+		 */
+		usleep_range_state(AMT_SELF_NAP_MIN_US, AMT_SELF_NAP_MAX_US,
+				   TASK_IDLE);
+		if (single_task_running() || !time_before(jiffies, end) ||
+		    amt_self_hurried())
+			break;
+	}
 }
 
 /* notify.c can run mpol_put_task_policy() after a self teardown */
@@ -128,15 +164,18 @@ void amt_self_stash(struct amt_entry *e, struct task_struct *leader)
  */
 void amt_self_teardown(struct task_struct *tsk)
 {
+	/* +1: the current tick is already partly gone */
+	unsigned long end = jiffies + AMT_SELF_YIELD + 1;
 	bool queued = false;
 	struct amt_entry *e;
 
+	amt_self_wait_turn(tsk, end);
 	/*
 	 * NULL if it never stashed, or lost its stash to the reaper. More
 	 * than one if a late final drop (hook.c) stashed another mm, or
 	 * threads that died before it left theirs (amt_self_leader()).
 	 */
-	while ((e = amt_stash_take(tsk, &queued))) {
+	while ((e = amt_stash_take(tsk, &queued, end))) {
 		/* those left for the reaper: the death is visible now */
 		if (queued) {
 			amt_reaper_wake();
@@ -145,7 +184,7 @@ void amt_self_teardown(struct task_struct *tsk)
 		/* (cleared under amt_lock by the work: a stale true re-arms it) */
 		if (READ_ONCE(e->reniced))
 			schedule_delayed_work(&amt_self_yield_work,
-					      AMT_SELF_YIELD);
+					      max_t(long, (long)(end - jiffies), 1));
 		amt_teardown(e, true);
 	}
 	if (queued)

@@ -57,9 +57,9 @@ struct amt_entry {
 #define AMT_STASH_MAX	(HZ / 10)
 
 /*
- * How long a self teardown gives way to the tasks around it, from the
- * moment its task comes for it: first asleep while its CPU has others to
- * run, then at nice 19 (self.c). Ended early once reclaim, the OOM
+ * How long a self teardown gives way to the tasks around it: at most this
+ * long asleep before it starts, while its CPU has others to run, then
+ * this long at nice 19 (self.c). Ended early once reclaim, the OOM
  * notifier or a drain asks for the memory (amt_self_hurried()).
  */
 #define AMT_SELF_YIELD	(HZ / 100 ?: 1)

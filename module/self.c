@@ -27,26 +27,25 @@
 #include "stats.h"
 
 /*
- * A self teardown gives way for AMT_SELF_YIELD from the moment its task
- * comes for it, so that the parent and the siblings killed together with
- * the task, still on their way to exit_notify() (a fraction of a
- * millisecond each), get the CPUs first; then it runs at its own nice, so
- * that on a busy machine its memory does not wait behind every runnable
- * task. Reclaim, the OOM notifier and a drain end that at once
- * (amt_self_hurried()).
+ * A self teardown gives way to the parent and the siblings killed
+ * together with the task, still on their way to exit_notify() (a fraction
+ * of a millisecond each), so that they get the CPUs first; then it runs
+ * at its own nice, so that on a busy machine its memory does not wait
+ * behind every runnable task. Reclaim, the OOM notifier and a drain end
+ * that at once (amt_self_hurried()).
  *
  * First, the task sleeps in short naps while its CPU has other tasks to
- * run (amt_self_wait_turn()): at nice 19 a teardown would still keep the
- * CPU until the next tick or wake-up before them, and with 8 killed
- * together on 2 CPUs the last waitpid() then came a tick or more late
- * (docs/benchmarks.md, "Self mode's tail"). Asleep it takes nothing from
- * them, and its stash stays in the deferred set, counted and reachable by
- * the hand-off, reclaim, the OOM notifier, drain and unload. For the rest
- * of the period, the teardown runs at nice 19 (amt_stash_take()). One
- * work item gives the nice back to all: armed for the earliest deadline,
- * it gives back what is due and re-arms for the next. If a new teardown
- * armed it meanwhile (for its later deadline), an older one waits for
- * that: at most about 2 * AMT_SELF_YIELD at nice 19.
+ * run, for at most AMT_SELF_YIELD (amt_self_wait_turn()): at nice 19 a
+ * teardown would still keep the CPU until the next tick or wake-up before
+ * them, and with 8 killed together on 2 CPUs the last waitpid() then came
+ * a tick or more late (docs/benchmarks.md, "Self mode's tail"). Asleep it
+ * takes nothing from them, and its stash stays in the deferred set,
+ * counted and reachable by the hand-off, reclaim, the OOM notifier, drain
+ * and unload. Then the teardown runs at nice 19 for AMT_SELF_YIELD
+ * (amt_stash_take()). One work item gives the nice back to all: armed for
+ * the earliest deadline, it gives back what is due and re-arms for the
+ * next. If a new teardown armed it meanwhile (for its later deadline), an
+ * older one waits for that: at most about 2 * AMT_SELF_YIELD at nice 19.
  */
 #define AMT_SELF_NAP_MIN_US	100
 #define AMT_SELF_NAP_MAX_US	200
@@ -170,6 +169,15 @@ void amt_self_teardown(struct task_struct *tsk)
 	struct amt_entry *e;
 
 	amt_self_wait_turn(tsk, end);
+	/*
+	 * A period of its own at nice 19: those it waited for may not be
+	 * done (a sibling can still be on its way to exit_notify()), and a
+	 * teardown at its own nice would hold the CPU against them until
+	 * the next tick (with the wait's period shared, 8 killed together
+	 * were all reaped in 1/12 of inline time in a quick run, no better
+	 * than without the wait).
+	 */
+	end = jiffies + AMT_SELF_YIELD + 1;
 	/*
 	 * NULL if it never stashed, or lost its stash to the reaper. More
 	 * than one if a late final drop (hook.c) stashed another mm, or

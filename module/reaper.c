@@ -270,11 +270,10 @@ static int amt_reaper_fn(void *unused)
  * An epoch, not a quiet moment: exits deferred after the call do not hold
  * it up. Stashes whose task is stuck before exit_notify() are handed to
  * the reaper; the others are torn down by their tasks, which the boost
- * below sends to it at once (and by the reaper after AMT_STASH_MAX at the
- * latest). Also flushes the
- * delayed fputs the teardowns left (a last fput() after exit_task_work()
- * or in a kthread goes through delayed_fput), so mapped files are closed
- * on return.
+ * below hurries (and by the reaper after AMT_STASH_MAX at the latest).
+ * Also flushes the delayed fputs the teardowns left (a last fput() after
+ * exit_task_work() or in a kthread goes through delayed_fput), so mapped
+ * files are closed on return.
  *
  * Return: 0; -ETIMEDOUT; -EINTR on a fatal signal.
  */

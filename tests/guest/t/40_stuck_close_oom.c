@@ -7,7 +7,7 @@
  * close delays), and either waits up to AMT_STASH_MAX (100 ms) for the
  * timer. Right then a second process that has filled the rest of RAM
  * (to 1 MiB above the high watermarks, see room_kb()) asks for 512 MiB
- * more, in transparent huge pages (press()): without the module the dead process's memory would
+ * more (in transparent huge pages on the debug kernel, press()): without the module the dead process's memory would
  * already be free, so that allocation must succeed with the module too,
  * with no OOM kill, because reclaim (the shrinker) and the OOM notifier see
  * the deferred pages and have them torn down. Reclaim must have met them
@@ -105,26 +105,37 @@ static long room_kb(void)
 }
 
 /*
- * Maps and touches @mb MiB in transparent huge pages where it can. The
- * pressure must pass the low watermark (where kswapd is woken, a few MiB
- * below the high one) before the 100 ms hand-off window ends, while the
- * pages are still deferred. In 4 KiB faults the debug kernel (KASAN under
- * TCG) took 50-70 ms per MiB, so it got there only after the reaper had
- * begun to free the dead process's pages, faster than the presser took
- * them: in mode=self no reclaim ran at all, 3 attempts of 3 (mode=reaper
- * passed, its presser having started below the low watermark in the
- * traced run). A huge page takes 2 MiB in one fault (its zeroing is not
- * instrumented), and when no free 2 MiB block is left its allocation
- * wakes kswapd and reclaims at once (defrag "madvise", Debian's
- * default). Where one fails, the fault falls back to 4 KiB pages as
- * before; a huge page's allocation never OOM-kills.
+ * Maps and touches @mb MiB, in transparent huge pages where it can on a
+ * slow kernel (amt_slow > 1: the debug kernel). The pressure must pass the
+ * low watermark (where kswapd is woken, a few MiB below the high one)
+ * before the 100 ms hand-off window ends, while the pages are still
+ * deferred. In 4 KiB faults the debug kernel (KASAN under TCG) took
+ * 50-70 ms per MiB, so it got there only after the reaper had begun to
+ * free the dead process's pages, faster than the presser took them: in
+ * mode=self no reclaim ran at all, 3 attempts of 3 (mode=reaper passed,
+ * its presser having started below the low watermark in the traced run).
+ * A huge page takes 2 MiB in one fault (its zeroing is not instrumented),
+ * and when no free 2 MiB block is left its allocation wakes kswapd and
+ * reclaims at once (defrag "madvise", Debian's default). Where one fails,
+ * the fault falls back to 4 KiB pages; a huge page's allocation never
+ * OOM-kills. Elsewhere 4 KiB faults are fast enough, and huge pages are
+ * not used: on 7.2, after the first mode's presser had freed its huge
+ * pages, the second mode's presser was OOM-killed while filling RAM, with
+ * 158 MiB on the per-CPU lists and the zone below its min watermark
+ * (room_kb() counts those lists; an order-0 allocation cannot use the
+ * huge pages there, the likely cause).
  */
 static void press(unsigned long mb)
 {
 	size_t len = mb << 20, huge = 2UL << 20;
-	char *p = mmap(NULL, len + huge, PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	char *p;
 
+	if (amt_slow() <= 1) {
+		amt_map_anon(mb);
+		return;
+	}
+	p = mmap(NULL, len + huge, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (p == MAP_FAILED)
 		_exit(2);
 	/* aligned: 6.1 does not align large anonymous mappings itself */

@@ -419,8 +419,8 @@ bool amt_queue_empty(void)
  * amt_handoff() - give stashed entries to the reaper
  * @which: AMT_HANDOFF_LATE: those stashed AMT_STASH_MAX ago or longer;
  *	AMT_HANDOFF_STUCK: those whose task has not reached exit_notify()
- *	(a task past it takes its entry within AMT_SELF_YIELD, sooner when
- *	hurried);
+ *	(a task past it takes its entry within AMT_SELF_YIELD and a
+ *	nap, sooner when hurried);
  *	AMT_HANDOFF_ALL: every one
  * @next: if not NULL, set to the jiffies at which the oldest stash left
  *	behind becomes late, or 0 if none is left
@@ -501,13 +501,15 @@ unsigned long amt_self_unrenice_due(bool all)
  * All at once, for reclaim and the OOM killer, as the reaper's boost: the
  * memory is wanted now, not behind every runnable task. For
  * AMT_SELF_YIELD from now, tasks coming for their stash neither wait nor
- * start at nice 19, and those waiting stop (amt_self_hurried()).
+ * start at nice 19, and those waiting stop after their nap
+ * (amt_self_hurried()).
  */
 void amt_self_unrenice(void)
 {
 	/*
 	 * Before the look under amt_lock, under which amt_stash_take() reads
-	 * it: a teardown starting meanwhile is seen there or sees this.
+	 * it: a teardown starting meanwhile is seen there or sees this. (With
+	 * nothing deferred the look is skipped: no stash can miss it then.)
 	 */
 	WRITE_ONCE(amt_self_hurry_at, jiffies);
 	amt_self_unrenice_due(true);
@@ -516,12 +518,13 @@ void amt_self_unrenice(void)
 /**
  * amt_self_hurried() - was the memory of self teardowns asked for lately?
  *
- * Return: true within AMT_SELF_YIELD of the last amt_self_unrenice().
+ * Return: true for AMT_SELF_YIELD after the last amt_self_unrenice() (+1:
+ * its tick was already partly gone).
  */
 bool amt_self_hurried(void)
 {
 	return time_before(jiffies,
-			   READ_ONCE(amt_self_hurry_at) + AMT_SELF_YIELD);
+			   READ_ONCE(amt_self_hurry_at) + AMT_SELF_YIELD + 1);
 }
 
 /**
@@ -720,7 +723,7 @@ bool amt_pending_empty(void)
  */
 int amt_pending_init(void)
 {
-	amt_self_hurry_at = jiffies - AMT_SELF_YIELD - 1;
+	amt_self_hurry_at = jiffies - AMT_SELF_YIELD - 2;
 	amt_entry_cache = KMEM_CACHE(amt_entry, SLAB_ACCOUNT);
 	return amt_entry_cache ? 0 : -ENOMEM;
 }

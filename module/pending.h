@@ -58,9 +58,10 @@ struct amt_entry {
 
 /*
  * How long a self teardown gives way to the tasks around it: at most this
- * long asleep before it starts, while its CPU has others to run, then
- * this long at nice 19 (self.c). Ended early once reclaim, the OOM
- * notifier or a drain asks for the memory (amt_self_hurried()).
+ * long (from the current tick's end, plus one nap) asleep before it
+ * starts, while its CPU has others to run, then as long at nice 19
+ * (self.c). Ended early once reclaim, the OOM notifier or a drain asks
+ * for the memory (amt_self_hurried()).
  */
 #define AMT_SELF_YIELD	(HZ / 100 ?: 1)
 

@@ -35,13 +35,15 @@
  * that at once (amt_self_hurried()).
  *
  * First, the task sleeps in short naps while its CPU has other tasks to
- * run, for at most AMT_SELF_YIELD (amt_self_wait_turn()): at nice 19 a
- * teardown would still keep the CPU until the next tick or wake-up before
- * them, and with 8 killed together on 2 CPUs the last waitpid() then came
- * a tick or more late (docs/benchmarks.md, "Self mode's tail"). Asleep it
- * takes nothing from them, and its stash stays in the deferred set,
- * counted and reachable by the hand-off, reclaim, the OOM notifier, drain
- * and unload. Then the teardown runs at nice 19 for AMT_SELF_YIELD
+ * run (amt_self_wait_turn()), until AMT_SELF_YIELD after the current
+ * tick's end at most, plus the nap it is in: at nice 19 a teardown would
+ * still keep the CPU until the next tick or wake-up before them, and with
+ * 8 killed together on 2 CPUs the last waitpid() then came a tick or more
+ * late (docs/benchmarks.md, "Self mode's tail"). Asleep it takes nothing
+ * from them. Its stash stays in the deferred set meanwhile: counted (in
+ * pending_pages, by the shrinker and the OOM notifier), hurried by
+ * reclaim, the OOM notifier and a drain, and taken by the 100 ms hand-off
+ * or unload. Then the teardown runs at nice 19 for as long again
  * (amt_stash_take()). One work item gives the nice back to all: armed for
  * the earliest deadline, it gives back what is due and re-arms for the
  * next. If a new teardown armed it meanwhile (for its later deadline), an

@@ -7,10 +7,11 @@
  * close delays), and either waits up to AMT_STASH_MAX (100 ms) for the
  * timer. Right then a second process that has filled the rest of RAM
  * (to 1 MiB above the high watermarks, see room_kb()) asks for 512 MiB
- * more (in transparent huge pages on the debug kernel, press()): without the module the dead process's memory would
- * already be free, so that allocation must succeed with the module too,
- * with no OOM kill, because reclaim (the shrinker) and the OOM notifier see
- * the deferred pages and have them torn down. Reclaim must have met them
+ * more (in transparent huge pages on the debug kernel, press()): without
+ * the module the dead process's memory would already be free, so that
+ * allocation must succeed with the module too, with no OOM kill, because
+ * reclaim (the shrinker) and the OOM notifier see the deferred pages and
+ * have them torn down. Reclaim must have met them
  * (the shrinker or the OOM notifier ran while they were deferred): that
  * is what this test is about. An attempt where it did not (the pressure
  * reached the watermark after the teardown, or reclaim passed them by)

@@ -11,12 +11,12 @@
  * the module the dead process's memory would already be free, so that
  * allocation must succeed with the module too, with no OOM kill, because
  * reclaim (the shrinker) and the OOM notifier see the deferred pages and
- * have them torn down. Reclaim must have met them
- * (the shrinker or the OOM notifier ran while they were deferred): that
- * is what this test is about. An attempt where it did not (the pressure
- * reached the watermark after the teardown, or reclaim passed them by)
- * proves nothing either way and is noted with the reclaim passes that ran;
- * the test tries again, up to ATTEMPTS times, and fails if none met them.
+ * have them torn down. Reclaim must have met them (the shrinker or the
+ * OOM notifier ran while they were deferred): that is what this test is
+ * about. An attempt where it did not (the pressure reached the watermark
+ * after the teardown, or reclaim passed them by) proves nothing either
+ * way and is noted with the reclaim passes that ran; the test tries
+ * again, up to ATTEMPTS times, and fails if none met them.
  * An OOM kill or a failed allocation fails at once.
  *
  * min_available_pct=0: the presser fills RAM before the kill, and the

@@ -272,13 +272,10 @@ bool amt_stash_own(struct task_struct *tsk)
  * @tsk: current, after exit_notify()
  * @queued: set to true if entries stashed under @tsk for the reaper
  *	(amt_defer_to_leader()) went on its queue; the caller wakes it
- * @yield_end: the teardown runs at nice 19 until then (jiffies), unless
- *	that is past or the memory is wanted (amt_self_hurried())
  *
  * Return: the entry, now RUNNING; NULL if none (or handed off meanwhile).
  */
-struct amt_entry *amt_stash_take(struct task_struct *tsk, bool *queued,
-				 unsigned long yield_end)
+struct amt_entry *amt_stash_take(struct task_struct *tsk, bool *queued)
 {
 	struct amt_entry *e, *found = NULL;
 	struct hlist_node *tmp;
@@ -296,15 +293,13 @@ struct amt_entry *amt_stash_take(struct task_struct *tsk, bool *queued,
 			 * Start the teardown at nice 19, as the reaper runs:
 			 * the parent woken by exit_notify(), and the siblings
 			 * killed with us still on their way there, go first.
-			 * Under the lock, so that amt_self_unrenice() sees it
-			 * (or the hurry it set is seen here); self.c gives the
-			 * nice back at @yield_end.
+			 * Not when the memory is wanted. Under the lock, so
+			 * that amt_self_unrenice() sees it (or the hurry it
+			 * set is seen here); self.c gives the nice back
+			 * AMT_SELF_YIELD after the start.
 			 */
-			if (task_nice(tsk) < MAX_NICE &&
-			    time_before(jiffies, yield_end) &&
-			    !amt_self_hurried()) {
+			if (task_nice(tsk) < MAX_NICE && !amt_self_hurried()) {
 				e->nice0 = task_nice(tsk);
-				e->yield_end = yield_end;
 				e->reniced = true;
 				set_user_nice(tsk, MAX_NICE);
 			}
@@ -463,15 +458,16 @@ unsigned int amt_handoff(enum amt_handoff_which which, unsigned long *next)
 
 /**
  * amt_self_unrenice_due() - give the nice back to self teardowns that yielded
- * @all: to all of them now; else to those whose yield_end has come
+ * @yield: how long each runs at nice 19, from its own start (jiffies); 0:
+ *	all of them now
  *
- * Each at its own deadline: teardowns of tasks killed together start over
+ * Each from its own start: teardowns of tasks killed together start over
  * a few milliseconds, and one that started late must not get its nice
  * back at an earlier one's deadline.
  *
  * Return: jiffies until the next one is due (at least 1), 0 if none waits.
  */
-unsigned long amt_self_unrenice_due(bool all)
+unsigned long amt_self_unrenice_due(unsigned long yield)
 {
 	unsigned long now, next = 0, due;
 	struct amt_entry *e;
@@ -483,8 +479,9 @@ unsigned long amt_self_unrenice_due(bool all)
 	list_for_each_entry(e, &amt_deferred, deferred) {
 		if (e->state != AMT_RUNNING || !e->reniced)
 			continue;
-		due = e->yield_end;
-		if (all || time_after_eq(now, due)) {
+		/* +1: started is a tick already partly gone */
+		due = e->started + yield + 1;
+		if (!yield || time_after_eq(now, due)) {
 			set_user_nice(e->task, e->nice0);
 			WRITE_ONCE(e->reniced, false);
 		} else if (!next || due - now < next) {
@@ -512,7 +509,7 @@ void amt_self_unrenice(void)
 	 * nothing deferred the look is skipped: no stash can miss it then.)
 	 */
 	WRITE_ONCE(amt_self_hurry_at, jiffies);
-	amt_self_unrenice_due(true);
+	amt_self_unrenice_due(0);
 }
 
 /**

@@ -37,8 +37,7 @@ struct amt_entry {
 	pid_t pid;		/* the exiting task, for the tracepoints */
 	enum amt_entry_state state;	/* under pending.c's lock */
 	int nice0;		/* self: the task's nice before its teardown */
-	bool reniced;		/* self: it tears down at nice 19 ... */
-	unsigned long yield_end;	/* ... until then (jiffies) */
+	bool reniced;		/* self: it tears down at nice 19 */
 	bool to_reaper;		/* stashed under a leader for the reaper */
 };
 
@@ -91,14 +90,13 @@ void amt_entry_free(struct amt_entry *e);
 void amt_defer(struct amt_entry *e, struct task_struct *task);
 bool amt_defer_to_leader(struct amt_entry *e, struct task_struct *leader);
 bool amt_stash_own(struct task_struct *tsk);
-struct amt_entry *amt_stash_take(struct task_struct *tsk, bool *queued,
-				 unsigned long yield_end);
+struct amt_entry *amt_stash_take(struct task_struct *tsk, bool *queued);
 struct amt_entry *amt_queue_take(void);
 bool amt_queue_empty(void);
 unsigned int amt_handoff(enum amt_handoff_which which, unsigned long *next);
 void amt_self_unrenice(void);
 bool amt_self_hurried(void);
-unsigned long amt_self_unrenice_due(bool all);
+unsigned long amt_self_unrenice_due(unsigned long yield);
 void amt_teardown(struct amt_entry *e, bool by_self);
 unsigned long amt_progress(void);
 void amt_wait_ended(long timeout);

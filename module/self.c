@@ -57,15 +57,18 @@ static DECLARE_DELAYED_WORK(amt_self_yield_work, amt_self_yield_fn);
 
 static void amt_self_yield_fn(struct work_struct *w)
 {
-	unsigned long next = amt_self_unrenice_due(false);
+	unsigned long next = amt_self_unrenice_due(AMT_SELF_YIELD);
 
 	if (next)
 		schedule_delayed_work(&amt_self_yield_work, next);
 }
 
-/* Sleeps while others can run here, until @end or until hurried. */
-static void amt_self_wait_turn(struct task_struct *tsk, unsigned long end)
+/* Sleeps while others can run here, for AMT_SELF_YIELD or until hurried. */
+static void amt_self_wait_turn(struct task_struct *tsk)
 {
+	/* +1: the current tick is already partly gone */
+	unsigned long end = jiffies + AMT_SELF_YIELD + 1;
+
 	/* an idle CPU: one read, no lock */
 	if (single_task_running() || amt_self_hurried())
 		return;
@@ -165,27 +168,24 @@ void amt_self_stash(struct amt_entry *e, struct task_struct *leader)
  */
 void amt_self_teardown(struct task_struct *tsk)
 {
-	/* +1: the current tick is already partly gone */
-	unsigned long end = jiffies + AMT_SELF_YIELD + 1;
 	bool queued = false;
 	struct amt_entry *e;
 
-	amt_self_wait_turn(tsk, end);
 	/*
-	 * A period of its own at nice 19: those it waited for may not be
-	 * done (a sibling can still be on its way to exit_notify()), and a
-	 * teardown at its own nice would hold the CPU against them until
-	 * the next tick (with the wait's period shared, 8 killed together
-	 * were all reaped in 1/12 of inline time in a quick run, no better
-	 * than without the wait).
+	 * Then each teardown has a nice-19 period of its own, from its own
+	 * start (amt_stash_take()): those it waited for may not be done (a
+	 * sibling can still be on its way to exit_notify()), and at its own
+	 * nice it would hold the CPU against them until the next tick (with
+	 * the wait's period shared, 8 killed together were all reaped in
+	 * 1/12 of inline time in a quick run, no better than without it).
 	 */
-	end = jiffies + AMT_SELF_YIELD + 1;
+	amt_self_wait_turn(tsk);
 	/*
 	 * NULL if it never stashed, or lost its stash to the reaper. More
 	 * than one if a late final drop (hook.c) stashed another mm, or
 	 * threads that died before it left theirs (amt_self_leader()).
 	 */
-	while ((e = amt_stash_take(tsk, &queued, end))) {
+	while ((e = amt_stash_take(tsk, &queued))) {
 		/* those left for the reaper: the death is visible now */
 		if (queued) {
 			amt_reaper_wake();
@@ -194,7 +194,7 @@ void amt_self_teardown(struct task_struct *tsk)
 		/* (cleared under amt_lock by the work: a stale true re-arms it) */
 		if (READ_ONCE(e->reniced))
 			schedule_delayed_work(&amt_self_yield_work,
-					      max_t(long, (long)(end - jiffies), 1));
+					      AMT_SELF_YIELD);
 		amt_teardown(e, true);
 	}
 	if (queued)

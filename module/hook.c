@@ -433,7 +433,9 @@ static noinline __cold void amt_site_learn(unsigned long ret)
 	plus = strchr(sym, '+');
 	if (!amt_site_name(sym) || !plus ||
 	    sscanf(plus, "+%lx/%lx", &off, &size) != 2 || off >= size) {
-		atomic_inc(&amt_site_misses);
+		if (atomic_inc_return(&amt_site_misses) == AMT_SITE_MAX_MISSES)
+			pr_warn("exit_mm()'s call site not found in %d exiting tasks' mmput() calls (the last from %s): exits are recognised by active_mm\n",
+				AMT_SITE_MAX_MISSES, sym);
 		return;
 	}
 	WRITE_ONCE(amt_site_end, ret - off + size);
@@ -504,6 +506,11 @@ static void notrace amt_mmput_ftrace(unsigned long ip, unsigned long parent_ip,
 	 * exit path before exit_notify(), so on the parent's waitpid() path,
 	 * exactly as exit_mm()'s would be; counted, and deferred if the mm is
 	 * the task's own (amt_mmput_late()).
+	 *
+	 * Until the site is learned (never, on a kernel where the name check
+	 * fails), the lazy active_mm is the test, as before the call site:
+	 * the mm the task left in exit_mm() unless it was switched out and
+	 * in again since; a drop of any other mm runs inline, uncounted.
 	 */
 	if (amt_at_site(parent_ip)) {
 		if (tsk->active_mm != mm)
@@ -511,9 +518,11 @@ static void notrace amt_mmput_ftrace(unsigned long ip, unsigned long parent_ip,
 	} else if (amt_hook_site_known()) {
 		amt_stat_inc(AMT_STAT_LATE);
 		target = amt_mmput_late;
+	} else if (tsk->active_mm != mm) {
+		goto out;
 	}
-	/* (until the site is learned, every drop is taken for exit_mm()'s) */
 	amt_redirect_to(&amt_mmput_redirect, fregs, target);
+out:
 	ftrace_test_recursion_unlock(bit);
 }
 

@@ -798,6 +798,36 @@ int amt_trace_lines(pid_t pid, const char *needle, const char *after)
 	return n;
 }
 
+void amt_trace_mark(const char *what)
+{
+	amt_write_file(AMT_TRACE "trace_marker", what);
+}
+
+uint64_t amt_trace_ts(const char *needle)
+{
+	FILE *f = fopen(AMT_TRACE "trace", "r");
+	char line[512], *br, *end;
+	uint64_t ns = 0;
+	double s;
+
+	if (!f)
+		return 0;
+	while (!ns && fgets(line, sizeof(line), f)) {
+		/* "<comm>-<pid> [<cpu>] <flags> <seconds>: <event>: ..." */
+		br = strstr(line, "] ");
+		if (line[0] == '#' || !strstr(line, needle) || !br)
+			continue;
+		br = strchr(br + 2, ' ');	/* past the flags */
+		if (!br)
+			continue;
+		s = strtod(br, &end);
+		if (end != br && *end == ':')
+			ns = (uint64_t)(s * 1e9);
+	}
+	fclose(f);
+	return ns;
+}
+
 /* ---- the runner ---- */
 
 static int amt_settle(long base_kb, long *now_kb)

@@ -196,5 +196,9 @@ void amt_ftrace_stop(void);
  * the module's event AFTER for PID if AFTER is not NULL.
  */
 int amt_trace_lines(pid_t pid, const char *needle, const char *after);
+/* Write @what to the trace buffer (trace_marker), between two events. */
+void amt_trace_mark(const char *what);
+/* The trace timestamp (ns) of the first line holding @needle, 0 if none. */
+uint64_t amt_trace_ts(const char *needle);
 
 #endif /* AMT_GUEST_H */

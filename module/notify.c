@@ -26,7 +26,10 @@
 #include <linux/kallsyms.h>
 #include <linux/module.h>
 #include <linux/percpu.h>
+#include <linux/pid.h>
+#include <linux/rcupdate.h>
 #include <linux/sched.h>
+#include <linux/sched/signal.h>
 #include <linux/uaccess.h>
 #include "notify.h"
 #include "pending.h"
@@ -42,6 +45,32 @@ static bool amt_notify_ok;	/* the hook is registered */
  */
 static void (*amt_mpol_put)(struct task_struct *tsk);
 static atomic_t amt_mpol_state = ATOMIC_INIT(0); /* 0: to learn, 1: done */
+
+/*
+ * Is @tsk, after its exit_notify(), a thread whose group leader is exiting
+ * but not yet past its own exit_notify()? The thread has been released
+ * (release_task() at the end of exit_notify()), so its leader may have
+ * been reaped and freed since: current->group_leader must not be followed
+ * (design.md, "Late final drops"). The leader is found through the
+ * thread group's pid instead, under RCU: a released leader is no longer
+ * attached to it, and a task found there is freed only after a grace
+ * period.
+ */
+static bool amt_leader_still_exiting(struct task_struct *tsk)
+{
+	struct task_struct *leader;
+	bool ret;
+
+	if (thread_group_leader(tsk))
+		return false;
+	rcu_read_lock();
+	leader = pid_task(task_tgid(tsk), PIDTYPE_TGID);
+	ret = leader &&
+	      (READ_ONCE(leader->flags) & PF_EXITING) &&
+	      !READ_ONCE(leader->exit_state);
+	rcu_read_unlock();
+	return ret;
+}
 
 static void notrace amt_notify_ftrace(unsigned long ip,
 				      unsigned long parent_ip,
@@ -132,7 +161,16 @@ static void notrace amt_notify_ftrace(unsigned long ip,
 	bit = ftrace_test_recursion_trylock(ip, parent_ip);
 	if (bit < 0)
 		return;
-	amt_reaper_wake_owed();
+	/*
+	 * A thread whose group leader is still on its way to exit_notify()
+	 * leaves the wake-up to others: the parent's waitpid() waits for
+	 * the whole group, and a reaper woken now competes with it (on
+	 * 6.4+ vhost's worker thread passes here while the leader waits
+	 * in the device's release for an RCU grace period, which the
+	 * teardown then delays). The leader passes here too, and pays.
+	 */
+	if (!amt_leader_still_exiting(tsk))
+		amt_reaper_wake_owed();
 	if (atomic_read(&amt_nr_stashed) &&
 	    (struct task_struct *)amt_fregs_arg0(fregs) == tsk) {
 		if (!tsk->mempolicy)

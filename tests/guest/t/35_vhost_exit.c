@@ -134,7 +134,7 @@ static void load_vhost(void)
  * queue event (the deferral): split[0] before it, split[1] after it.
  * Trace timestamps of two CPUs may differ by microseconds: clamped at 0.
  */
-static uint64_t traced_kill(pid_t pid, const char *what, uint64_t *split)
+static uint64_t traced_kill(pid_t pid, const char *what, uint64_t split[2])
 {
 	uint64_t ns, k, q, w;
 
@@ -153,10 +153,10 @@ static uint64_t traced_kill(pid_t pid, const char *what, uint64_t *split)
 }
 
 /*
- * Kill a vhost owner, with the module on: it must be deferred once. With
- * @split, timed by traced_kill().
+ * Kill a vhost owner, with the module on: it must be deferred once. Timed
+ * by traced_kill(), into @split.
  */
-static uint64_t deferred_kill(uint64_t *split)
+static uint64_t deferred_kill(uint64_t split[2])
 {
 	long q0 = amt_stat("queued"), l0 = amt_stat("exit_late");
 	long n0 = amt_stat("exit_not_last"), f0 = amt_stat("exit_late_foreign");
@@ -165,12 +165,7 @@ static uint64_t deferred_kill(uint64_t *split)
 	pid_t pid;
 
 	pid = amt_hog_fn(body, NULL);
-	if (split) {
-		ns = traced_kill(pid, "the vhost owner", split);
-	} else {
-		amt_trace_start();
-		ns = amt_kill_wait(pid);
-	}
+	ns = traced_kill(pid, "the vhost owner", split);
 	amt_assert(!amt_drain(60000), "drain failed");
 	amt_note("vhost owner %d: exit_late +%ld, exit_not_last +%ld, exit_late_foreign +%ld, sync +%ld, rejected +%ld",
 		 pid, amt_stat("exit_late") - l0,
@@ -232,7 +227,7 @@ static void run(void)
 	}
 	amt_burners_start(b);
 	for (r = 0; r < 3; r++)
-		deferred_kill(NULL);
+		deferred_kill(split);
 	amt_burners_stop(b);
 	foreign();
 	amt_median(off, ROUNDS);

@@ -149,6 +149,26 @@ static inline bool amt_self_holds_cgroup(void)
 #endif
 }
 
+/*
+ * Does a dying task hold up every RCU-tasks grace period from before
+ * exit_notify() to its end? In 6.1 (not in 6.12), do_exit() takes
+ * tasks_rcu_exit_srcu for reading in exit_tasks_rcu_start(), before
+ * exit_notify(), and drops it in exit_tasks_rcu_finish(), and
+ * synchronize_rcu_tasks() does synchronize_srcu() on it: a teardown after
+ * exit_notify() (mode=self) delays it for as long as it runs or sleeps,
+ * where one in exit_mm() delays it only while it runs. Later kernels keep
+ * exiting tasks on per-CPU lists, where a sleeping one is quiescent;
+ * exit_tasks_rcu_stop() is declared only in the SRCU scheme.
+ */
+static inline bool amt_self_holds_tasks_rcu(void)
+{
+#ifdef AMT_HAVE_EXIT_TASKS_RCU_STOP
+	return IS_ENABLED(CONFIG_TASKS_RCU);
+#else
+	return false;
+#endif
+}
+
 /* Only under CONFIG_AIO does an mm carry AIO contexts. */
 static inline bool amt_mm_has_aio(struct mm_struct *mm)
 {

@@ -55,6 +55,7 @@ static struct dentry *amt_debugfs_dir;
 #define AMT_V_memcg_wait_ns		v[AMT_STAT_MEMCG_WAIT_NS]
 #define AMT_V_self_ns_total		v[AMT_STAT_SELF_NS]
 #define AMT_V_self_mempolicy		v[AMT_STAT_SELF_MEMPOLICY]
+#define AMT_V_self_notifier		v[AMT_STAT_SELF_NOTIFIER]
 #define AMT_V_wake_fallback		v[AMT_STAT_WAKE_FALLBACK]
 #define AMT_V_to_leader		v[AMT_STAT_TO_LEADER]
 #define AMT_V_to_leader_back		v[AMT_STAT_TO_LEADER_BACK]

@@ -193,8 +193,8 @@ static bool amt_try_defer(struct mm_struct *mm)
 		v = AMT_REJECT_NOMEM;
 		goto sync;
 	}
-	/* (a mempolicy: the reaper takes it) */
-	self = READ_ONCE(amt_mode) == AMT_MODE_SELF && amt_self_possible();
+	/* (a mempolicy, or notifiers on 6.1: the reaper takes it) */
+	self = READ_ONCE(amt_mode) == AMT_MODE_SELF && amt_self_possible(mm);
 	/*
 	 * Add-then-check on the reaper's queue: may over-reject under
 	 * concurrency, never over-admit. A stash is counted but not capped:

@@ -95,6 +95,8 @@
 	  "Time the dying tasks spent tearing down their own address spaces (mode=self).") \
 	X(self_mempolicy, COUNTER, exits, "self_mempolicy_total", "",	\
 	  "Self-mode exits sent to an mm_reaper thread because the task had a NUMA mempolicy that could not be put after the teardown.") \
+	X(self_notifier, COUNTER, exits, "self_notifier_total", "",	\
+	  "Self-mode exits sent to an mm_reaper thread because the address space had mmu notifiers on a kernel whose exiting tasks hold up RCU-tasks grace periods after exit_notify() (6.1; not 6.12 and later): a notifier's release() may wait for a device.") \
 	X(wake_fallback, COUNTER, calls, "wake_fallback_total", "",	\
 	  "Reaper wake-ups made by the 100 ms bound instead of the exiting task.") \
 	X(to_leader, COUNTER, mms, "to_leader_total", "",	\
@@ -129,7 +131,7 @@
 	X(enabled, RUNTIME, BOOL, "1 or 0 (y/n)",				\
 	  "Defer large exits (1) or tear every mm down inline, as without the module (0). Default 1.") \
 	X(mode, RUNTIME, CHOICE, "reaper or self",				\
-	  "self: the dying task tears its deferred mm down, after waking its parent; reaper: the mm_reaper threads do. Default self (reaper where self is unavailable, and on 7.0+, where a dying task's cgroup stays populated until it is dead).") \
+	  "self: the dying task tears its deferred mm down, after waking its parent; reaper: the mm_reaper threads do. Default self; reaper where self is unavailable, on 6.1 (an exiting task holds up RCU-tasks grace periods after exit_notify(): a self teardown that sleeps would hold them up too) and on 7.0+ (a dying task's cgroup stays populated until it is dead).") \
 	X(thresh_pages, RUNTIME, NUMBER,				\
 	  "a number of pages from 1 to all RAM",			\
 	  "Defer only mms with at least this many resident pages. Default 64 MiB worth.") \

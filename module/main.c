@@ -205,10 +205,26 @@ module_param_cb(reapers, &amt_reapers_ops, &amt_reapers, 0444);
  * memory back as fast as inline when many die together where one reaper is
  * ~2x slower, and the CPU stays in the dying task's cgroup; docs/benchmarks.md).
  * Where self mode cannot work, a load that did not ask for it takes the
- * reaper instead; an explicit mode=self fails.
+ * reaper instead, and an explicit mode=self fails; where it would make
+ * others wait (amt_self_cost()), such a load takes the reaper too.
  */
 int amt_mode = AMT_MODE_SELF;
 static bool amt_mode_given;
+
+/*
+ * What a self teardown makes others wait for on this kernel, or NULL
+ * (docs/design.md, "mode=self and the rest of the kernel"). There the
+ * default is the reaper; mode=self is there for the asking.
+ */
+static const char *amt_self_cost(void)
+{
+	if (amt_self_holds_cgroup())
+		return "this kernel keeps a dying task's cgroup populated until it is dead: with mode=self the cgroup stays populated until the teardown ends";
+	if (amt_self_holds_tasks_rcu())
+		return "this kernel's exiting tasks hold up RCU-tasks grace periods after exit_notify(): with mode=self, synchronize_rcu_tasks() (ftrace, kprobes, BPF) waits for a self teardown that sleeps (on a lock, in a driver's close)";
+	return NULL;
+}
+
 static const char *const amt_mode_names[] = {
 	[AMT_MODE_REAPER] = "reaper",
 	[AMT_MODE_SELF] = "self",
@@ -228,6 +244,9 @@ static int amt_mode_set(const char *val, const struct kernel_param *kp)
 		pr_err("mode: invalid value 'self': self mode is unavailable on this kernel (see the load message)\n");
 		return -EINVAL;
 	}
+	if (m == AMT_MODE_SELF && READ_ONCE(amt_running) && amt_self_cost())
+		pr_notice_once("mode=self as asked, although %s\n",
+			       amt_self_cost());
 	WRITE_ONCE(amt_mode, m);
 	amt_mode_given = true;
 	return 0;
@@ -334,18 +353,14 @@ static int __init amt_init(void)
 		pr_info("self mode is unavailable on this kernel: using mode=reaper\n");
 		amt_mode = AMT_MODE_REAPER;
 	}
-	/*
-	 * Where a dying task keeps its cgroup populated until it is dead
-	 * (v7.0+), a teardown in the task keeps cgroup.events at populated 1
-	 * until it ends (docs/design.md, "mode=self and the cgroup"): a
-	 * service manager waiting for the cgroup to empty would wait as long
-	 * as waitpid() did without the module. With the reaper it empties at
-	 * once, so it is the default there; mode=self is there for the asking.
-	 */
-	if (amt_mode == AMT_MODE_SELF && !amt_mode_given &&
-	    amt_self_holds_cgroup()) {
-		pr_info("this kernel keeps a dying task's cgroup populated until it is dead: using mode=reaper (with mode=self the cgroup would stay populated until the teardown ends)\n");
-		amt_mode = AMT_MODE_REAPER;
+	if (amt_mode == AMT_MODE_SELF && amt_self_cost()) {
+		if (amt_mode_given) {
+			pr_notice("mode=self as asked, although %s\n",
+				  amt_self_cost());
+		} else {
+			pr_info("%s: using mode=reaper\n", amt_self_cost());
+			amt_mode = AMT_MODE_REAPER;
+		}
 	}
 	ret = amt_hook_init();
 	if (ret)

@@ -18,6 +18,7 @@
  * Copyright (C) 2026 The async_mm_teardown authors.
  */
 #include <linux/delay.h>
+#include <linux/mmu_notifier.h>
 #include <linux/sched.h>
 #include <linux/sched/stat.h>
 #include <linux/workqueue.h>
@@ -103,15 +104,23 @@ void amt_self_allow_mempolicy(void)
 
 /**
  * amt_self_possible() - may the exiting task (current) tear its mm down?
+ * @mm: the mm, whose last reference current holds
  *
  * Return: false, counted, if it has a mempolicy and the hook after
  * exit_notify() cannot run the original mpol_put_task_policy() after the
- * teardown (not learned yet, or unsafe to call here: see notify.c).
+ * teardown (not learned yet, or unsafe to call here: see notify.c); or if
+ * the mm has mmu notifiers and this kernel's exiting tasks hold up
+ * RCU-tasks grace periods after exit_notify(): a notifier's release()
+ * may wait for a device there, and every synchronize_rcu_tasks() with it.
  */
-bool amt_self_possible(void)
+bool amt_self_possible(struct mm_struct *mm)
 {
 	if (current->mempolicy && !smp_load_acquire(&amt_self_mpol_ok)) {
 		amt_stat_inc(AMT_STAT_SELF_MEMPOLICY);
+		return false;
+	}
+	if (amt_self_holds_tasks_rcu() && mm_has_notifiers(mm)) {
+		amt_stat_inc(AMT_STAT_SELF_NOTIFIER);
 		return false;
 	}
 	return true;

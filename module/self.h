@@ -11,7 +11,7 @@
 #include "pending.h"
 
 void amt_self_allow_mempolicy(void);
-bool amt_self_possible(void);
+bool amt_self_possible(struct mm_struct *mm);
 void amt_self_stash(struct amt_entry *e, struct task_struct *leader);
 struct task_struct *amt_self_leader(void);
 void amt_self_teardown(struct task_struct *tsk);

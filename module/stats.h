@@ -29,6 +29,7 @@ enum amt_stat {
 	AMT_STAT_MEMCG_WAIT_NS,		/* the time they waited */
 	AMT_STAT_SELF_NS,		/* the time self teardowns took */
 	AMT_STAT_SELF_MEMPOLICY,	/* self mode impossible: a mempolicy */
+	AMT_STAT_SELF_NOTIFIER,		/* ... mmu notifiers, in RCU-tasks' way */
 	AMT_STAT_WAKE_FALLBACK,		/* reaper woken by the bound, not the exit */
 	AMT_STAT_TO_LEADER,		/* drops a thread left to its leader */
 	AMT_STAT_TO_LEADER_BACK,	/* ... taken back: the leader was past */

@@ -302,6 +302,11 @@ bool amt_self_holds_cgroup(void)
 	return amt_kernel_has("cgroup_task_dead");
 }
 
+bool amt_self_holds_tasks_rcu(void)
+{
+	return amt_kernel_has("exit_tasks_rcu_stop");
+}
+
 int amt_kmod_load(const char *name)
 {
 	char ko[128];

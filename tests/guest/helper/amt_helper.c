@@ -17,17 +17,22 @@
  * can wait for its device: whoever tears that mm down (exit_mmap() calls
  * the notifiers first) is stuck there. "stalled" says how many wait.
  *
+ * Its ioctl AMT_IOC_FTRACE_CYCLE registers and unregisters an ftrace_ops,
+ * which waits for RCU-tasks grace periods: what a dying task holds up.
+ *
  * No wait lasts more than 60 s, and each sleeps as TASK_IDLE, so that the
  * guest's hung-task watchdog does not take the fixture for a bug.
  *
  * Copyright (C) 2026 The async_mm_teardown authors.
  */
 #include <linux/atomic.h>
+#include <linux/ftrace.h>
 #include <linux/fs.h>
 #include <linux/jiffies.h>
 #include <linux/miscdevice.h>
 #include <linux/mmu_notifier.h>
 #include <linux/module.h>
+#include <linux/mutex.h>
 #include <linux/sched.h>
 #include <linux/sched/mm.h>
 #include <linux/slab.h>
@@ -108,11 +113,47 @@ static const struct mmu_notifier_ops amt_stall_ops = {
 	.free_notifier = amt_stall_free,
 };
 
+/* What the ftrace_ops of AMT_IOC_FTRACE_CYCLE traces: never called. */
+static noinline int amt_helper_traced(int x)
+{
+	return x + 1;
+}
+
+static void notrace amt_cycle_fn(unsigned long ip, unsigned long parent_ip,
+				 struct ftrace_ops *ops,
+				 struct ftrace_regs *fregs)
+{
+}
+
+static DEFINE_MUTEX(amt_cycle_lock);
+
+/* A dynamic ftrace_ops on and off: the unregistration waits for RCU-tasks. */
+static long amt_ftrace_cycle(void)
+{
+	static struct ftrace_ops ops = { .func = amt_cycle_fn };
+	int ret;
+
+	mutex_lock(&amt_cycle_lock);
+	ret = ftrace_set_filter_ip(&ops, (unsigned long)amt_helper_traced,
+				   0, 0);
+	if (!ret) {
+		ret = register_ftrace_function(&ops);
+		if (!ret)
+			ret = unregister_ftrace_function(&ops);
+		ftrace_set_filter_ip(&ops, (unsigned long)amt_helper_traced,
+				     1, 0);
+	}
+	mutex_unlock(&amt_cycle_lock);
+	return ret;
+}
+
 static long amt_block_ioctl(struct file *file, unsigned int cmd,
 			    unsigned long arg)
 {
 	struct mmu_notifier *mn;
 
+	if (cmd == AMT_IOC_FTRACE_CYCLE)
+		return amt_ftrace_cycle();
 	if (cmd != AMT_IOC_STALL_MM)
 		return -ENOTTY;
 	if (!current->mm)

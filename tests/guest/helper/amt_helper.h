@@ -22,4 +22,12 @@
  */
 #define AMT_IOC_STALL_MM	_IO('a', 1)
 
+/*
+ * ioctl on /dev/amt_block: register and unregister a dynamic ftrace_ops
+ * (on a function of the fixture), as every BPF trampoline, fprobe or
+ * bpftrace probe does; the unregistration waits for RCU-tasks grace
+ * periods (ftrace_shutdown()). The caller times the call.
+ */
+#define AMT_IOC_FTRACE_CYCLE	_IO('a', 2)
+
 #endif /* AMT_HELPER_H */

@@ -74,8 +74,12 @@ static void run(void)
 	amt_assert(amt_unload() == 0, "unload failed");
 	amt_assert(amt_load(NULL) == 0, "load without parameters failed");
 	amt_assert(amt_param_get("enabled") == 1, "enabled is not on by default");
-	/* self, but reaper where self would keep rmdir of the cgroup waiting */
-	want = amt_self_holds_cgroup() ? "reaper\n" : "self\n";
+	/*
+	 * self, but reaper where self would keep the cgroup populated or
+	 * RCU-tasks grace periods waiting
+	 */
+	want = amt_self_holds_cgroup() || amt_self_holds_tasks_rcu() ?
+		"reaper\n" : "self\n";
 	amt_assert(amt_read_file(AMT_PARAMS "mode", buf, sizeof(buf)) > 0 &&
 		   !strcmp(buf, want), "mode default '%.20s', want %s", buf, want);
 	amt_assert(amt_param_get("thresh_pages") == 16384,

@@ -56,7 +56,7 @@
 	X(rejected_nomem, COUNTER, exits, "rejected_total", "nomem",	\
 	  "Inline teardowns a safety gate sent back, by reason.")	\
 	X(reaped, COUNTER, mms, "reaped_total", "",			\
-	  "Deferred teardowns that ended, whoever ran them: queued = reaped + pending_mms.") \
+	  "Deferred teardowns that ended, whoever ran them: queued = reaped + pending_mms whenever no exit is being counted (the lines are read one by one, not as one snapshot).") \
 	X(reaped_by_reaper, COUNTER, mms, "reaped_by_reaper_total", "", \
 	  "Deferred teardowns run by an mm_reaper thread.")		\
 	X(reaped_by_self, COUNTER, mms, "reaped_by_self_total", "",	\

@@ -25,6 +25,7 @@
 #include "policy.h"
 #include "reaper.h"
 #include "self.h"
+#include "suspend.h"
 
 /* Set once everything is up, cleared first on unload: gates runtime actions. */
 static bool amt_running;
@@ -342,6 +343,9 @@ static int __init amt_init(void)
 	ret = amt_oom_init();
 	if (ret)
 		goto err_oom;
+	ret = amt_suspend_init();
+	if (ret)
+		goto err_suspend;
 	amt_notify_init();
 	amt_reaper_wake_late(amt_notify_available());
 	if (amt_mode == AMT_MODE_SELF && !amt_notify_available()) {
@@ -386,7 +390,8 @@ err_kobj:
 err_hook:
 	amt_reaper_handoff(AMT_HANDOFF_ALL);
 	amt_notify_exit();
-	amt_self_exit();
+	amt_suspend_exit();
+err_suspend:
 	amt_oom_exit();
 err_oom:
 	amt_debugfs_exit();
@@ -409,7 +414,7 @@ static void __exit amt_exit(void)
 	amt_reaper_handoff(AMT_HANDOFF_ALL);
 	/* Then the hook after exit_notify() (redirected tasks find none). */
 	amt_notify_exit();
-	amt_self_exit();
+	amt_suspend_exit();
 	amt_oom_exit();
 	amt_debugfs_exit();
 	/* Tears down the backlog before the thread stops. */

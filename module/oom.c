@@ -253,9 +253,17 @@ static int amt_oom_notify(struct notifier_block *nb, unsigned long unused,
 	if (!READ_ONCE(amt_oom_guard))
 		return NOTIFY_OK;
 	amt_note_pressure();
-	/* The reaper itself out of memory must not wait for itself. */
-	if (!amt_pending_mms() || amt_is_reaper(current))
+	/*
+	 * A teardown out of memory must not wait for the progress it holds
+	 * up: a reaper's, or a dying task's own after exit_notify() (a
+	 * driver's release() that allocates). They are told to hurry only.
+	 */
+	if (!amt_pending_mms())
 		return NOTIFY_OK;
+	if (amt_is_reaper(current) || current->exit_state) {
+		amt_reaper_boost();
+		return NOTIFY_OK;
+	}
 	t0 = ktime_get_ns();
 	got = amt_reaper_wait_progress(AMT_OOM_WAIT_MS);
 	amt_stat_inc(AMT_STAT_OOM_DRAINS);

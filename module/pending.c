@@ -29,6 +29,7 @@
 #include <linux/list_lru.h>
 #include <linux/memcontrol.h>
 #include <linux/sched/mm.h>
+#include <linux/sched/stat.h>
 #include <linux/sched/task.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
@@ -55,13 +56,20 @@ u32 amt_debug_leader_delay_ms;
 
 /* Read locklessly by the mpol_put_task_policy() callback (self.c). */
 atomic_t amt_nr_stashed = ATOMIC_INIT(0);
-/* jiffies of the last amt_self_unrenice(); set at init to long ago */
-static unsigned long amt_self_hurry_at;
+/* jiffies of the last amt_hurry(); set at init to long ago */
+static unsigned long amt_hurry_at;
 
 static atomic_long_t amt_pending_pages_cnt = ATOMIC_LONG_INIT(0);
 static atomic_long_t amt_pending_mms_cnt = ATOMIC_LONG_INIT(0);
 static atomic_long_t amt_pending_peak = ATOMIC_LONG_INIT(0);
 static atomic_long_t amt_ended = ATOMIC_LONG_INIT(0);
+/* Self teardowns running, which the freezer cannot see (suspend.c). */
+static atomic_t amt_self_running = ATOMIC_INIT(0);
+/* Under amt_lock: a suspend is under way, no stash is taken by its task. */
+static bool amt_suspending;
+/* Entries QUEUED or torn down by a reaper, and their tasks' load weight. */
+static atomic_long_t amt_reaper_n = ATOMIC_LONG_INIT(0);
+static atomic_long_t amt_reaper_w = ATOMIC_LONG_INIT(0);
 static DECLARE_WAIT_QUEUE_HEAD(amt_ended_wq);
 
 /*
@@ -163,6 +171,7 @@ struct amt_entry *amt_entry_new(struct mm_struct *mm)
 	e->charged = amt_mm_freeable(mm);
 	e->seen_freeable = e->charged;
 	e->pid = current->pid;
+	e->nice0 = task_nice(current);
 	return e;
 }
 
@@ -181,13 +190,21 @@ static void amt_unstash(struct amt_entry *e)
 	atomic_dec(&amt_nr_stashed);
 }
 
+/* Under amt_lock: @e goes on the reaper's queue, its weight with it. */
+static void amt_enqueue(struct amt_entry *e)
+{
+	lockdep_assert_held(&amt_lock);
+	e->state = AMT_QUEUED;
+	list_add_tail(&e->queue, &amt_queue);
+	atomic_long_inc(&amt_reaper_n);
+	atomic_long_add(amt_nice_weight(e->nice0), &amt_reaper_w);
+}
+
 /* Under amt_lock: a stashed entry goes on the reaper's queue. */
 static void amt_stash_to_queue(struct amt_entry *e)
 {
-	lockdep_assert_held(&amt_lock);
 	amt_unstash(e);
-	e->state = AMT_QUEUED;
-	list_add_tail(&e->queue, &amt_queue);
+	amt_enqueue(e);
 }
 
 /**
@@ -223,8 +240,7 @@ void amt_defer(struct amt_entry *e, struct task_struct *task)
 		hash_add(amt_stash_table, &e->stash, (unsigned long)task);
 		atomic_inc(&amt_nr_stashed);
 	} else {
-		e->state = AMT_QUEUED;
-		list_add_tail(&e->queue, &amt_queue);
+		amt_enqueue(e);
 	}
 	spin_unlock(&amt_lock);
 }
@@ -283,26 +299,13 @@ struct amt_entry *amt_stash_take(struct task_struct *tsk, bool *queued)
 	spin_lock(&amt_lock);
 	hash_for_each_possible_safe(amt_stash_table, e, tmp, stash,
 				    (unsigned long)tsk) {
-		if (e->task == tsk && e->to_reaper) {
+		if (e->task == tsk && (e->to_reaper || amt_suspending)) {
 			amt_stash_to_queue(e);
 			*queued = true;
 		} else if (e->task == tsk) {
 			amt_unstash(e);
 			found = amt_start(e);
-			/*
-			 * Start the teardown at nice 19, as the reaper runs:
-			 * the parent woken by exit_notify(), and the siblings
-			 * killed with us still on their way there, go first.
-			 * Not when the memory is wanted. Under the lock, so
-			 * that amt_self_unrenice() sees it (or the hurry it
-			 * set is seen here); self.c gives the nice back
-			 * AMT_SELF_YIELD after the start.
-			 */
-			if (task_nice(tsk) < MAX_NICE && !amt_self_hurried()) {
-				e->nice0 = task_nice(tsk);
-				e->reniced = true;
-				set_user_nice(tsk, MAX_NICE);
-			}
+			atomic_inc(&amt_self_running);
 			break;
 		}
 	}
@@ -414,8 +417,8 @@ bool amt_queue_empty(void)
  * amt_handoff() - give stashed entries to the reaper
  * @which: AMT_HANDOFF_LATE: those stashed AMT_STASH_MAX ago or longer;
  *	AMT_HANDOFF_STUCK: those whose task has not reached exit_notify()
- *	(a task past it takes its entry within AMT_SELF_YIELD and a
- *	nap, sooner when hurried);
+ *	(a task past it takes its entry within AMT_YIELD and a
+ *	nap, at once when hurried);
  *	AMT_HANDOFF_ALL: every one
  * @next: if not NULL, set to the jiffies at which the oldest stash left
  *	behind becomes late, or 0 if none is left
@@ -457,71 +460,56 @@ unsigned int amt_handoff(enum amt_handoff_which which, unsigned long *next)
 }
 
 /**
- * amt_self_unrenice_due() - give the nice back to self teardowns that yielded
- * @yield: how long each runs at nice 19, from its own start (jiffies); 0:
- *	all of them now
+ * amt_hurry() - end every give-way now: the memory is wanted
  *
- * Each from its own start: teardowns of tasks killed together start over
- * a few milliseconds, and one that started late must not get its nice
- * back at an earlier one's deadline.
- *
- * Return: jiffies until the next one is due (at least 1), 0 if none waits.
+ * For reclaim, the OOM notifier and a drain: for AMT_YIELD from now no
+ * deferred teardown waits for its CPU to be free (amt_give_way()), and
+ * those waiting stop after their nap.
  */
-unsigned long amt_self_unrenice_due(unsigned long yield)
+void amt_hurry(void)
 {
-	unsigned long now, next = 0, due;
-	struct amt_entry *e;
+	WRITE_ONCE(amt_hurry_at, jiffies);
+}
 
-	if (!amt_pending_mms())
-		return 0;
-	spin_lock(&amt_lock);
-	now = jiffies;
-	list_for_each_entry(e, &amt_deferred, deferred) {
-		if (e->state != AMT_RUNNING || !e->reniced)
-			continue;
-		/* +1: started is a tick already partly gone */
-		due = e->started + yield + 1;
-		if (!yield || time_after_eq(now, due)) {
-			set_user_nice(e->task, e->nice0);
-			WRITE_ONCE(e->reniced, false);
-		} else if (!next || due - now < next) {
-			next = due - now;
-		}
+/**
+ * amt_hurried() - was the memory of deferred teardowns asked for lately?
+ *
+ * Return: true for AMT_YIELD after the last amt_hurry() (+1: its tick was
+ * already partly gone).
+ */
+bool amt_hurried(void)
+{
+	return time_before(jiffies, READ_ONCE(amt_hurry_at) + AMT_YIELD + 1);
+}
+
+/**
+ * amt_give_way() - let the tasks around a teardown have the CPU first
+ * @waiting: true while the caller still has a teardown to start (checked
+ *	after each nap)
+ * @arg: for @waiting
+ *
+ * The give-way of both modes (pending.h, AMT_YIELD): sleeps in naps of
+ * 100-200 us while this CPU has other tasks to run, until AMT_YIELD after
+ * the current tick at most, plus the nap it is in, or until hurried.
+ * TASK_IDLE: not load, and a dying task's pending SIGKILL does not end a
+ * nap (6.1's usleep_idle_range() is 7.x's usleep_range_idle(): both call
+ * usleep_range_state()). Asleep, a teardown takes nothing from them and
+ * owes the scheduler nothing afterwards, which a period at nice 19 does
+ * on 6.1's CFS (docs/design.md, "The give-way"). On an idle CPU: one read.
+ */
+void amt_give_way(bool (*waiting)(void *), void *arg)
+{
+	/* +1: the current tick is already partly gone */
+	unsigned long end = jiffies + AMT_YIELD + 1;
+
+	if (single_task_running() || amt_hurried())
+		return;
+	while (waiting(arg)) {
+		usleep_range_state(100, 200, TASK_IDLE);
+		if (single_task_running() || !time_before(jiffies, end) ||
+		    amt_hurried())
+			break;
 	}
-	spin_unlock(&amt_lock);
-	return next;
-}
-
-/**
- * amt_self_unrenice() - give self-mode teardowns their nice back
- *
- * All at once, for reclaim and the OOM killer, as the reaper's boost: the
- * memory is wanted now, not behind every runnable task. For
- * AMT_SELF_YIELD from now, tasks coming for their stash neither wait nor
- * start at nice 19, and those waiting stop after their nap
- * (amt_self_hurried()).
- */
-void amt_self_unrenice(void)
-{
-	/*
-	 * Before the look under amt_lock, under which amt_stash_take() reads
-	 * it: a teardown starting meanwhile is seen there or sees this. (With
-	 * nothing deferred the look is skipped: no stash can miss it then.)
-	 */
-	WRITE_ONCE(amt_self_hurry_at, jiffies);
-	amt_self_unrenice_due(0);
-}
-
-/**
- * amt_self_hurried() - was the memory of self teardowns asked for lately?
- *
- * Return: true for AMT_SELF_YIELD after the last amt_self_unrenice() (+1:
- * its tick was already partly gone).
- */
-bool amt_self_hurried(void)
-{
-	return time_before(jiffies,
-			   READ_ONCE(amt_self_hurry_at) + AMT_SELF_YIELD + 1);
 }
 
 /**
@@ -558,11 +546,14 @@ void amt_teardown(struct amt_entry *e, bool by_self)
 	 */
 	amt_pending_uncharge(e->charged);
 	if (by_self) {
+		atomic_dec(&amt_self_running);
 		amt_stat_inc(AMT_STAT_REAPED_SELF);
 		amt_stat_add(AMT_STAT_SELF_NS, ns);
 	} else {
 		amt_stat_inc(AMT_STAT_REAPED_REAPER);
 		amt_stat_teardown(ns);
+		atomic_long_sub(amt_nice_weight(e->nice0), &amt_reaper_w);
+		atomic_long_dec(&amt_reaper_n);
 	}
 	amt_stat_add(AMT_STAT_REAPED_PAGES, e->charged);
 	trace_mm_reaper_reap(e->pid, e->charged, e->freeable0, numa_node_id(),
@@ -571,15 +562,6 @@ void amt_teardown(struct amt_entry *e, bool by_self)
 	AMT_CHECK(mms >= 0);
 
 	spin_lock(&amt_lock);
-	/*
-	 * A teardown done within AMT_SELF_YIELD gives the nice back itself:
-	 * the task may have a second stash (a late drop, hook.c) to tear
-	 * down, which must start from the task's own nice, not ours.
-	 */
-	if (e->reniced) {
-		set_user_nice(e->task, e->nice0);
-		WRITE_ONCE(e->reniced, false);
-	}
 	list_del(&e->deferred);
 	amt_freed += e->freeable0 > left ? e->freeable0 - left : 0;
 	spin_unlock(&amt_lock);
@@ -615,6 +597,45 @@ unsigned long amt_progress(void)
 	}
 	spin_unlock(&amt_lock);
 	return sum;
+}
+
+/**
+ * amt_pending_suspend() - a suspend or hibernation begins or ends
+ * @on: true from its preparation to its end
+ *
+ * While on, a task coming for its stash queues it for the (freezable)
+ * reapers instead of tearing it down: a task past exit_notify() may be
+ * released from the process lists the freezer walks.
+ */
+void amt_pending_suspend(bool on)
+{
+	spin_lock(&amt_lock);
+	amt_suspending = on;
+	spin_unlock(&amt_lock);
+}
+
+/**
+ * amt_self_teardowns() - self teardowns running now
+ *
+ * Return: how many tasks took their stash and are tearing it down.
+ */
+int amt_self_teardowns(void)
+{
+	return atomic_read(&amt_self_running);
+}
+
+/**
+ * amt_reaper_load() - the teardowns the reapers have to do
+ * @weight: set to the sum of amt_nice_weight() of their tasks' nice
+ *
+ * Context: any; lockless, the two counts may be a teardown apart.
+ *
+ * Return: how many entries are queued or torn down by a reaper.
+ */
+unsigned long amt_reaper_load(unsigned long *weight)
+{
+	*weight = max_t(long, atomic_long_read(&amt_reaper_w), 0);
+	return max_t(long, atomic_long_read(&amt_reaper_n), 0);
 }
 
 /**
@@ -720,7 +741,7 @@ bool amt_pending_empty(void)
  */
 int amt_pending_init(void)
 {
-	amt_self_hurry_at = jiffies - AMT_SELF_YIELD - 2;
+	amt_hurry_at = jiffies - AMT_YIELD - 2;
 	amt_entry_cache = KMEM_CACHE(amt_entry, SLAB_ACCOUNT);
 	return amt_entry_cache ? 0 : -ENOMEM;
 }

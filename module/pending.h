@@ -36,8 +36,7 @@ struct amt_entry {
 	u64 seq;		/* deferral order, for drains */
 	pid_t pid;		/* the exiting task, for the tracepoints */
 	enum amt_entry_state state;	/* under pending.c's lock */
-	int nice0;		/* self: the task's nice before its teardown */
-	bool reniced;		/* self: it tears down at nice 19 */
+	int nice0;		/* the dying task's nice */
 	bool to_reaper;		/* stashed under a leader for the reaper */
 };
 
@@ -56,13 +55,16 @@ struct amt_entry {
 #define AMT_STASH_MAX	(HZ / 10)
 
 /*
- * How long a self teardown gives way to the tasks around it: at most this
- * long (from the current tick's end, plus one nap) asleep before it
- * starts, while its CPU has others to run, then as long at nice 19
- * (self.c). Ended early once reclaim, the OOM notifier or a drain asks
- * for the memory (amt_self_hurried()).
+ * The give-way: how long a deferred teardown lets the tasks around it (the
+ * parent woken by exit_notify(), siblings killed together on their way
+ * there) have the CPU first, asleep while its CPU has others to run
+ * (amt_give_way()); then it competes as the inline teardown would have:
+ * at the dying task's nice (self.c), or the reapers at the catch-up nice
+ * of the teardowns they have (reaper.c, amt_catchup_nice()). Ended at once
+ * when reclaim, the OOM notifier or a drain asks for the memory
+ * (amt_hurry()). docs/design.md, "The give-way".
  */
-#define AMT_SELF_YIELD	(HZ / 100 ?: 1)
+#define AMT_YIELD	(HZ / 100 ?: 1)
 
 enum amt_handoff_which {
 	AMT_HANDOFF_LATE,	/* stashed AMT_STASH_MAX ago or more */
@@ -94,11 +96,14 @@ struct amt_entry *amt_stash_take(struct task_struct *tsk, bool *queued);
 struct amt_entry *amt_queue_take(void);
 bool amt_queue_empty(void);
 unsigned int amt_handoff(enum amt_handoff_which which, unsigned long *next);
-void amt_self_unrenice(void);
-bool amt_self_hurried(void);
-unsigned long amt_self_unrenice_due(unsigned long yield);
+void amt_hurry(void);
+bool amt_hurried(void);
+void amt_give_way(bool (*waiting)(void *), void *arg);
 void amt_teardown(struct amt_entry *e, bool by_self);
 unsigned long amt_progress(void);
+unsigned long amt_reaper_load(unsigned long *weight);
+void amt_pending_suspend(bool on);
+int amt_self_teardowns(void);
 void amt_wait_ended(long timeout);
 u64 amt_epoch(void);
 long amt_wait_epoch(u64 epoch, long timeout);

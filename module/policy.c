@@ -155,3 +155,51 @@ unsigned int amt_default_reapers(unsigned int online_cpus, unsigned int max)
 		n = 8;
 	return n < max ? n : max;
 }
+
+/* kernel/sched/core.c's sched_prio_to_weight[]: nice -20 to 19, x1.25 a step */
+static const unsigned long amt_prio_weight[40] = {
+	88761, 71755, 56483, 46273, 36291, 29154, 23254, 18705, 14949, 11916,
+	9548, 7620, 6100, 4904, 3906, 3121, 2501, 1991, 1586, 1277,
+	1024, 820, 655, 526, 423, 335, 272, 215, 172, 137,
+	110, 87, 70, 56, 45, 36, 29, 23, 18, 15,
+};
+
+/**
+ * amt_nice_weight() - the CFS/EEVDF load weight of a nice value
+ * @nice: -20 to 19 (clamped)
+ *
+ * Return: the weight; 1024 at nice 0.
+ */
+unsigned long amt_nice_weight(int nice)
+{
+	if (nice < -20)
+		nice = -20;
+	if (nice > 19)
+		nice = 19;
+	return amt_prio_weight[nice + 20];
+}
+
+/**
+ * amt_catchup_nice() - the nice that gives reapers the dead tasks' share
+ * @weight: the sum of amt_nice_weight() of the dead tasks whose teardowns
+ *	wait for the reapers (each at its nice when it died)
+ * @threads: the reapers that share them, at least 1
+ *
+ * Inline, each dying task would have torn down at its own nice, so the
+ * teardowns together would have had the CPU share of @weight. Spread over
+ * @threads reapers, each needs @weight / @threads: the highest nice whose
+ * weight reaches that (never less than the share inline teardown had, at
+ * most 25 % more), nice -20 at most.
+ *
+ * Return: a nice from -20 to 19.
+ */
+int amt_catchup_nice(unsigned long weight, unsigned int threads)
+{
+	unsigned long each = weight / (threads ? threads : 1);
+	int nice;
+
+	for (nice = 19; nice > -20; nice--)
+		if (amt_nice_weight(nice) >= each)
+			break;
+	return nice;
+}

@@ -98,5 +98,9 @@ int amt_check_reapers(unsigned long val, unsigned long max);
 unsigned int amt_default_reapers(unsigned int online_cpus,
 				 unsigned int max);
 
+/* The scheduler's load weight of a nice value (-20 to 19). */
+unsigned long amt_nice_weight(int nice);
+int amt_catchup_nice(unsigned long weight, unsigned int threads);
+
 
 #endif /* AMT_POLICY_H */

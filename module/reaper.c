@@ -22,16 +22,17 @@
 #include <linux/workqueue.h>
 #include "fput.h"
 #include "pending.h"
+#include "policy.h"
 #include "reaper.h"
 #include "stats.h"
 
 static DECLARE_WAIT_QUEUE_HEAD(amt_reaper_wq);
-/* The threads; amt_nr_running of them started, set up at load only. */
+/*
+ * The threads; amt_nr_running of them started (at load), written under
+ * amt_nice_lock at unload, so that a renice never sees a stopped one.
+ */
 static struct task_struct *amt_reapers[AMT_MAX_REAPERS];
 static unsigned int amt_nr_running;
-/* Reclaim or the OOM killer asked for the queue: run at normal priority. */
-static bool amt_boosted;
-static DEFINE_SPINLOCK(amt_boost_lock);
 
 /* Reaper threads taking or tearing down an entry. */
 static atomic_t amt_reapers_busy = ATOMIC_INIT(0);
@@ -42,23 +43,61 @@ static bool amt_reaper_work_left(void)
 }
 
 /*
- * Boost only while the reapers have work, unboost only when they have
- * none, decided under the lock: a boost with nothing to do would leave
- * them at normal priority until some later teardown ended (the thread
- * that resets it only runs for work), competing with the next exit's
- * parent.
+ * The reapers' nice, one for all of them: MAX_NICE while they have no
+ * work; with work, the catch-up nice (amt_catchup_nice()), the CPU share
+ * the dead tasks whose teardowns they have would have had inline; while
+ * reclaim, the OOM notifier, a memcg charge or a drain waits for the
+ * memory, at most the nice of whoever waits, and at most 0 (amt_press,
+ * dropped when no work is left: AMT_NO_PRESS). Never nice 19 with work:
+ * the give-way is asleep (amt_give_way()), since on 6.1's CFS a thread
+ * that ran at nice 19 and is then reniced carries the vruntime it gained
+ * there and waits it off (docs/design.md, "The give-way").
  */
-static void amt_set_boost(bool on)
+#define AMT_NO_PRESS	(MAX_NICE + 1)
+static DEFINE_SPINLOCK(amt_nice_lock);
+static int amt_reaper_nice = MAX_NICE;
+static int amt_press = AMT_NO_PRESS;
+
+/* @press: the nice of a task waiting for the memory, or AMT_NO_PRESS */
+static void amt_reaper_renice(int press)
 {
+	unsigned long n, weight;
+	int nice = MAX_NICE;
 	unsigned int i;
 
-	spin_lock(&amt_boost_lock);
-	if (amt_boosted != on && on == amt_reaper_work_left()) {
-		amt_boosted = on;
-		for (i = 0; i < amt_nr_running; i++)
-			set_user_nice(amt_reapers[i], on ? 0 : MAX_NICE);
+	spin_lock(&amt_nice_lock);
+	if (press != AMT_NO_PRESS)
+		amt_press = min(amt_press, min(press, 0));
+	if (amt_reaper_work_left()) {
+		n = amt_reaper_load(&weight);
+		nice = amt_catchup_nice(weight, min_t(unsigned long, n,
+						      amt_nr_running));
+		nice = min(nice, amt_press);
+	} else {
+		amt_press = AMT_NO_PRESS;
 	}
-	spin_unlock(&amt_boost_lock);
+	if (nice != amt_reaper_nice) {
+		amt_reaper_nice = nice;
+		for (i = 0; i < amt_nr_running; i++)
+			set_user_nice(amt_reapers[i], nice);
+	}
+	spin_unlock(&amt_nice_lock);
+}
+
+static bool amt_reaper_waiting(void *unused)
+{
+	return !amt_queue_empty();
+}
+
+/**
+ * amt_reaper_wake() - wake the reapers for entries just queued
+ *
+ * Context: process context or hard interrupt (amt_wake_irq_fn()); not
+ * from an ftrace callback: see amt_reaper_wake_owed().
+ */
+void amt_reaper_wake(void)
+{
+	wake_up(&amt_reaper_wq);
 }
 
 /*
@@ -86,22 +125,6 @@ static DECLARE_DELAYED_WORK(amt_handoff_work, amt_handoff_fn);
 /* The hook after exit_notify() is there to pay amt_wake_owed (notify.c). */
 static bool amt_wake_late_on;
 
-static void amt_reaper_kick(void)
-{
-	wake_up(&amt_reaper_wq);
-}
-
-/**
- * amt_reaper_wake() - wake the reaper for entries just queued
- *
- * Context: process context (not from an ftrace callback: see
- * amt_reaper_wake_owed()).
- */
-void amt_reaper_wake(void)
-{
-	amt_reaper_kick();
-}
-
 /**
  * amt_reaper_wake_late() - wake the reaper after exit_notify() or at once?
  * @on: true once the hook after exit_notify() is in place
@@ -126,7 +149,7 @@ void amt_reaper_queue_exit(struct amt_entry *e, struct task_struct *leader)
 {
 	if (!READ_ONCE(amt_wake_late_on)) {
 		amt_defer(e, NULL);
-		amt_reaper_kick();
+		amt_reaper_wake();
 		return;
 	}
 	if (leader) {
@@ -163,7 +186,7 @@ void amt_reaper_queue_exit(struct amt_entry *e, struct task_struct *leader)
  */
 static void amt_wake_irq_fn(struct irq_work *w)
 {
-	wake_up(&amt_reaper_wq);
+	amt_reaper_wake();
 }
 
 static struct irq_work amt_wake_irq_work;
@@ -201,7 +224,7 @@ unsigned int amt_reaper_handoff(enum amt_handoff_which which)
 	unsigned int n = amt_handoff(which, NULL);
 
 	if (n)
-		amt_reaper_kick();
+		amt_reaper_wake();
 	return n;
 }
 
@@ -210,7 +233,7 @@ static void amt_handoff_fn(struct work_struct *w)
 	unsigned long next;
 
 	if (amt_handoff(AMT_HANDOFF_LATE, &next))
-		amt_reaper_kick();
+		amt_reaper_wake();
 	if (next)
 		schedule_delayed_work(&amt_handoff_work,
 				      max_t(long, (long)(next - jiffies), 1));
@@ -235,29 +258,32 @@ static int amt_reaper_fn(void *unused)
 	for (;;) {
 		wait_event_freezable(amt_reaper_wq, !amt_queue_empty() ||
 				     kthread_should_stop());
+		/* woken for work: the give-way, then the catch-up nice */
+		amt_give_way(amt_reaper_waiting, NULL);
 		for (;;) {
-			/* busy before the take: a boost never misses it */
+			/* busy before the take: a renice never misses it */
 			atomic_inc(&amt_reapers_busy);
 			e = amt_queue_take();
 			if (!e) {
 				atomic_dec(&amt_reapers_busy);
 				break;
 			}
+			/* (each take and each end: the catch-up follows the work) */
+			amt_reaper_renice(AMT_NO_PRESS);
 			amt_teardown(e, false);
 			atomic_dec(&amt_reapers_busy);
 			/* Honour a freeze request between mms. */
 			try_to_freeze();
 			cond_resched();
 		}
-		/* Back to background priority once the pressure is served. */
-		if (READ_ONCE(amt_boosted) && !amt_reaper_work_left())
-			amt_set_boost(false);
+		/* back to MAX_NICE once no work is left */
+		amt_reaper_renice(AMT_NO_PRESS);
 		/*
 		 * Stop only with an empty queue: the hooks are gone and the
 		 * stashes handed off before kthread_stop(), so nothing can be
 		 * queued after this check.
 		 */
-		else if (kthread_should_stop() && amt_queue_empty())
+		if (kthread_should_stop() && amt_queue_empty())
 			break;
 	}
 	return 0;
@@ -303,18 +329,20 @@ int amt_reaper_drain(unsigned int timeout_ms)
 }
 
 /**
- * amt_reaper_boost() - make the reaper drain at normal priority, now
+ * amt_reaper_boost() - make the reapers drain at the waiter's priority, now
  *
- * For reclaim and the OOM killer: queued memory is the cheapest memory to
- * get back (its owners are dead), but not behind every runnable task.
+ * For reclaim, the OOM killer, a memcg charge and a drain, in the task
+ * that waits for the memory: queued memory is the cheapest memory to get
+ * back (its owners are dead), but not behind every runnable task, nor
+ * behind work of the waiter's priority. At nice 0 or better, until the
+ * reapers' work is done.
  */
 void amt_reaper_boost(void)
 {
-	if (!READ_ONCE(amt_boosted))
-		amt_set_boost(true);
-	amt_reaper_kick();
-	/* and the dying tasks tearing their own mm down */
-	amt_self_unrenice();
+	/* no give-way now, for the reapers and the self teardowns alike */
+	amt_hurry();
+	amt_reaper_renice(task_nice(current));
+	amt_reaper_wake();
 }
 
 /* Enough freed for an allocation retry to have a chance: 1 MiB. */
@@ -386,20 +414,26 @@ int amt_reaper_start(unsigned int n)
 /**
  * amt_reaper_stop() - tear down everything queued, then stop the threads
  *
- * Called after amt_hook_exit() and amt_self_exit(): nothing new can be
+ * Called after amt_hook_exit() and amt_notify_exit(): nothing new can be
  * deferred, every stash has been handed off or taken, and no task runs
  * its own teardown any more.
  */
 void amt_reaper_stop(void)
 {
+	struct task_struct *t;
+
 	/* kthread_stop() wakes a reaper; work items must not outlive us */
 	cancel_delayed_work_sync(&amt_wake_late_work);
 	cancel_delayed_work_sync(&amt_handoff_work);
 	/* (nothing queues it any more: the hooks are gone) */
 	irq_work_sync(&amt_wake_irq_work);
 	/* each stops only with the queue empty: the last one empties it */
-	while (amt_nr_running)
-		kthread_stop(amt_reapers[--amt_nr_running]);
+	while (amt_nr_running) {
+		spin_lock(&amt_nice_lock);
+		t = amt_reapers[--amt_nr_running];
+		spin_unlock(&amt_nice_lock);
+		kthread_stop(t);
+	}
 	WARN_ON_ONCE(!amt_pending_empty());
 	amt_flush_fput();
 }

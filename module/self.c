@@ -17,75 +17,17 @@
  *
  * Copyright (C) 2026 The async_mm_teardown authors.
  */
-#include <linux/delay.h>
 #include <linux/mmu_notifier.h>
 #include <linux/sched.h>
-#include <linux/sched/stat.h>
-#include <linux/workqueue.h>
 #include "pending.h"
 #include "reaper.h"
 #include "self.h"
 #include "stats.h"
 
-/*
- * A self teardown gives way to the parent and the siblings killed
- * together with the task, still on their way to exit_notify() (a fraction
- * of a millisecond each), so that they get the CPUs first; then it runs
- * at its own nice, so that on a busy machine its memory does not wait
- * behind every runnable task. Reclaim, the OOM notifier and a drain end
- * that at once (amt_self_hurried()).
- *
- * First, the task sleeps in short naps while its CPU has other tasks to
- * run (amt_self_wait_turn()), until AMT_SELF_YIELD after the current
- * tick's end at most, plus the nap it is in: at nice 19 a teardown would
- * still keep the CPU until the next tick or wake-up before them, and with
- * 8 killed together on 2 CPUs the last waitpid() then came a tick or more
- * late (docs/benchmarks.md, "Self mode's tail"). Asleep it takes nothing
- * from them. Its stash stays in the deferred set meanwhile: counted (in
- * pending_pages, by the shrinker and the OOM notifier), hurried by
- * reclaim, the OOM notifier and a drain, and taken by the 100 ms hand-off
- * or unload. Then the teardown runs at nice 19 for as long again
- * (amt_stash_take()). One work item gives the nice back to all: armed for
- * the earliest deadline, it gives back what is due and re-arms for the
- * next. If a new teardown armed it meanwhile (for its later deadline), an
- * older one waits for that: at most about 2 * AMT_SELF_YIELD at nice 19.
- */
-#define AMT_SELF_NAP_MIN_US	100
-#define AMT_SELF_NAP_MAX_US	200
-
-static void amt_self_yield_fn(struct work_struct *w);
-static DECLARE_DELAYED_WORK(amt_self_yield_work, amt_self_yield_fn);
-
-static void amt_self_yield_fn(struct work_struct *w)
+/* Has @tsk (current) a stash of its own still to tear down? */
+static bool amt_self_waiting(void *tsk)
 {
-	unsigned long next = amt_self_unrenice_due(AMT_SELF_YIELD);
-
-	if (next)
-		schedule_delayed_work(&amt_self_yield_work, next);
-}
-
-/* Sleeps while others can run here, for AMT_SELF_YIELD or until hurried. */
-static void amt_self_wait_turn(struct task_struct *tsk)
-{
-	/* +1: the current tick is already partly gone */
-	unsigned long end = jiffies + AMT_SELF_YIELD + 1;
-
-	/* an idle CPU: one read, no lock */
-	if (single_task_running() || amt_self_hurried())
-		return;
-	/* only a task with a teardown of its own (the lock: once a nap) */
-	while (amt_stash_own(tsk)) {
-		/*
-		 * TASK_IDLE: a dying task, not load, and its pending SIGKILL
-		 * does not end the nap (6.1's usleep_idle_range() is 7.x's
-		 * usleep_range_idle(): both call this).
-		 */
-		usleep_range_state(AMT_SELF_NAP_MIN_US, AMT_SELF_NAP_MAX_US,
-				   TASK_IDLE);
-		if (single_task_running() || !time_before(jiffies, end) ||
-		    amt_self_hurried())
-			break;
-	}
+	return amt_stash_own(tsk);
 }
 
 /* notify.c can run mpol_put_task_policy() after a self teardown */
@@ -181,14 +123,12 @@ void amt_self_teardown(struct task_struct *tsk)
 	struct amt_entry *e;
 
 	/*
-	 * Then each teardown has a nice-19 period of its own, from its own
-	 * start (amt_stash_take()): those it waited for may not be done (a
-	 * sibling can still be on its way to exit_notify()), and at its own
-	 * nice it would hold the CPU against them until the next tick (with
-	 * the wait's period shared, 8 killed together were all reaped in
-	 * 1/12 of inline time in a quick run, no better than without it).
+	 * The give-way (pending.h): only a task that owns a stash waits,
+	 * and it stops when the stash is gone (handed off). Its memory is
+	 * not out of reach meanwhile: the entry is still stashed, counted
+	 * and reachable by the hand-off, OOM, reclaim and unload.
 	 */
-	amt_self_wait_turn(tsk);
+	amt_give_way(amt_self_waiting, tsk);
 	/*
 	 * NULL if it never stashed, or lost its stash to the reaper. More
 	 * than one if a late final drop (hook.c) stashed another mm, or
@@ -200,20 +140,8 @@ void amt_self_teardown(struct task_struct *tsk)
 			amt_reaper_wake();
 			queued = false;
 		}
-		/* (cleared under amt_lock by the work: a stale true re-arms it) */
-		if (READ_ONCE(e->reniced))
-			schedule_delayed_work(&amt_self_yield_work,
-					      AMT_SELF_YIELD);
 		amt_teardown(e, true);
 	}
 	if (queued)
 		amt_reaper_wake();
-}
-
-/**
- * amt_self_exit() - at unload, once no task can run amt_self_teardown()
- */
-void amt_self_exit(void)
-{
-	cancel_delayed_work_sync(&amt_self_yield_work);
 }

@@ -15,6 +15,5 @@ bool amt_self_possible(struct mm_struct *mm);
 void amt_self_stash(struct amt_entry *e, struct task_struct *leader);
 struct task_struct *amt_self_leader(void);
 void amt_self_teardown(struct task_struct *tsk);
-void amt_self_exit(void);
 
 #endif /* AMT_SELF_H */

@@ -155,6 +155,25 @@ int main(void)
 	CHECK(amt_default_reapers(64, 16) == 8, "default reapers: at most 8");
 	CHECK(amt_default_reapers(64, 4) == 4, "default reapers: within max");
 
+	CHECK(amt_nice_weight(0) == 1024, "weight of nice 0");
+	CHECK(amt_nice_weight(-20) == 88761 && amt_nice_weight(19) == 15,
+	      "weights of the ends");
+	CHECK(amt_nice_weight(-40) == 88761 && amt_nice_weight(40) == 15,
+	      "weights clamped");
+	CHECK(amt_catchup_nice(1024, 1) == 0,
+	      "catch-up: one nice-0 death, one reaper: nice 0");
+	CHECK(amt_catchup_nice(1024, 2) == 3,
+	      "catch-up: one death over two reapers: at least half each");
+	CHECK(amt_catchup_nice(16 * 1024, 2) == -10,
+	      "catch-up: 16 nice-0 deaths, two reapers: 8 x 1024 each");
+	CHECK(amt_catchup_nice(amt_nice_weight(10), 1) == 10,
+	      "catch-up: one nice-10 death keeps nice 10");
+	CHECK(amt_catchup_nice(15, 1) == 19 && amt_catchup_nice(1, 1) == 19,
+	      "catch-up: never above nice 19");
+	CHECK(amt_catchup_nice(~0UL, 1) == -20,
+	      "catch-up: never below nice -20");
+	CHECK(amt_catchup_nice(1024, 0) == 0, "catch-up: 0 threads as 1");
+
 	printf("%d passed, %d failed\n", passed, failed);
 	return failed != 0;
 }

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -633,6 +634,36 @@ void amt_burners_start(pid_t b[AMT_BURNERS])
 
 	for (i = 0; i < AMT_BURNERS; i++)
 		b[i] = amt_spinner();
+}
+
+void amt_burners_nice(pid_t b[AMT_BURNERS], int nice)
+{
+	int i;
+
+	for (i = 0; i < AMT_BURNERS; i++)
+		if (setpriority(PRIO_PROCESS, b[i], nice))
+			amt_fail("cannot renice burner %d: %s", b[i],
+				 strerror(errno));
+}
+
+void amt_starve_start(pid_t b[AMT_BURNERS])
+{
+	if (setpriority(PRIO_PROCESS, 0, -20))
+		amt_fail("cannot go to nice -20: %s", strerror(errno));
+	amt_burners_start(b);
+}
+
+void amt_starve_stop(pid_t b[AMT_BURNERS])
+{
+	amt_burners_stop(b);
+	if (setpriority(PRIO_PROCESS, 0, 0))
+		amt_fail("cannot go back to nice 0: %s", strerror(errno));
+}
+
+void amt_hog_demote(pid_t pid)
+{
+	if (pid > 0 && setpriority(PRIO_PROCESS, pid, 0))
+		amt_fail("cannot renice hog %d: %s", pid, strerror(errno));
 }
 
 /*

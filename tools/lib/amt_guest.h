@@ -174,6 +174,19 @@ extern const char *amt_hog_oom_score_adj; /* and set this oom_score_adj */
 #define AMT_BURNERS 2
 void amt_burners_start(pid_t b[AMT_BURNERS]);
 void amt_burners_stop(pid_t b[AMT_BURNERS]);	/* stopped ones are 0 */
+/*
+ * Work of higher priority than the processes that die: the caller goes to
+ * nice -20 and starts the burners there, hogs it spawns grow at -20 too,
+ * and amt_hog_demote() sends a grown one to nice 0, where it dies. Their
+ * teardowns then get nice 0's share (the reapers take the dead tasks'
+ * share, docs/design.md, "The give-way"): little CPU, as inline ones
+ * would. amt_starve_stop() stops the burners and brings the caller back.
+ */
+void amt_starve_start(pid_t b[AMT_BURNERS]);
+void amt_starve_stop(pid_t b[AMT_BURNERS]);
+void amt_hog_demote(pid_t pid);
+/* the burners' nice */
+void amt_burners_nice(pid_t b[AMT_BURNERS], int nice);
 void amt_hog_ready(void);			  /* from a custom body */
 void amt_touch(void *p, size_t len);
 void amt_hog_exit(pid_t pid);

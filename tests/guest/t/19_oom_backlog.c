@@ -6,9 +6,9 @@
  * before the kills, leaving a seventh of RAM available: enough that the
  * kills are deferred (over min_available_pct, 11.25 % with its margin),
  * little enough that the eater reaches reclaim a few seconds after the
- * kills, while the starved nice-19 reaper still holds the backlog; and it
- * runs at nice -10, so that the burners that starve the reaper do not
- * slow it down too. Grown from nothing after the kills, it took 24 s on
+ * kills, while the starved reapers still hold the backlog; and it runs at
+ * nice -20, as the burners that starve the reapers (at the dead
+ * processes' share), so that they do not slow it down too. Grown from nothing after the kills, it took 24 s on
  * the RT kernel, time enough for the starved reaper (~1 % of the CPUs) to
  * drain the whole backlog first; leaving a fifth of RAM at nice 0, it
  * still lost that race once there (no shrinker scan, no OOM drain, the
@@ -37,7 +37,7 @@ static void eater_body(unsigned long map_mb, unsigned long pre_mb,
 	void *p;
 
 	amt_write_file("/proc/self/oom_score_adj", "1000");
-	if (setpriority(PRIO_PROCESS, 0, -10))
+	if (setpriority(PRIO_PROCESS, 0, -20))
 		_exit(4);
 	p = mmap(NULL, len, PROT_READ | PROT_WRITE,
 		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
@@ -96,8 +96,12 @@ static void run(void)
 	eater = eater_start(total_mb + 256, pre_mb, &go);
 	amt_note("eater grown to %ld MiB; MemAvailable %ld MiB of %ld",
 		 pre_mb, amt_mem_available_kb() / 1024, total_mb);
-	/* Starve the nice-19 reaper so the backlog is still there. */
+	/*
+	 * Starve the reapers so the backlog is still there: work of higher
+	 * priority than the dead processes (the reapers take their share).
+	 */
 	amt_burners_start(spin);
+	amt_burners_nice(spin, -20);
 	for (i = 0; i < N; i++)
 		kill(pids[i], SIGKILL);
 	for (i = 0; i < N; i++)

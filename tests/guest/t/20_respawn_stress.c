@@ -24,8 +24,11 @@ static struct result stress(unsigned long mb)
 	pid_t slot[SLOTS] = { 0 }, spin[AMT_BURNERS];
 	int i, s;
 
-	/* A busy machine while respawning: the nice-19 reaper gets little CPU. */
-	amt_burners_start(spin);
+	/*
+	 * A busy machine, with work of higher priority than the processes
+	 * that die: the reapers (at their share) get little CPU.
+	 */
+	amt_starve_start(spin);
 	amt_hog_oom_score_adj = "1000";
 	for (i = 0; i < ROUNDS; i++) {
 		for (s = 0; s < SLOTS; s++) {
@@ -34,6 +37,7 @@ static struct result stress(unsigned long mb)
 			slot[s] = amt_hog_try(mb, AMT_HOG_ANON);
 			if (!slot[s])
 				r.died++;
+			amt_hog_demote(slot[s]);
 		}
 	}
 	for (s = 0; s < SLOTS; s++)
@@ -43,10 +47,10 @@ static struct result stress(unsigned long mb)
 	r.peak_mb = amt_stat("pending_pages_peak") / 256;
 	/*
 	 * The burners' work is done: left running, they would hold the
-	 * reaper at ~1.5 % of a CPU for the whole drain (minutes on the
+	 * reapers at ~1 % of a CPU for the whole drain (minutes on the
 	 * debug kernel), which tests nothing more.
 	 */
-	amt_burners_stop(spin);
+	amt_starve_stop(spin);
 	amt_assert(!amt_drain(60000), "drain failed");
 	r.kills = amt_vmstat("oom_kill") - k0;
 	return r;

@@ -21,21 +21,35 @@ static long stress(const char *cg)
 	pid_t cur = 0, spin[AMT_BURNERS];
 	int i;
 
-	/* A busy machine while respawning: the nice-19 reaper gets little CPU. */
-	amt_burners_start(spin);
-	amt_hog_cgroup = cg;
+	/*
+	 * Into the cgroup first, with what we fork (the hogs, the burners):
+	 * a move into a cgroup waits for an RCU grace period, whose kthread
+	 * the burners below would starve. The cgroup competes with the
+	 * reapers as one entity of its cpu.weight: the most there is (about
+	 * nice -15 against them), so that the burners still starve them.
+	 */
+	amt_assert(!amt_cgroup_set(cg, "cpu.weight", "10000"),
+		   "cannot set cpu.weight");
+	amt_assert(!amt_cgroup_enter(cg), "cannot enter %s", cg);
+	/*
+	 * A busy machine, with work of higher priority than the processes
+	 * that die: the reapers (at their share) get little CPU.
+	 */
+	amt_starve_start(spin);
 	amt_hog_oom_score_adj = "0";	/* we are -1000: let them be killable */
 	for (i = 0; i < ROUNDS; i++) {
 		if (cur)
 			amt_kill_wait(cur);
 		cur = amt_hog_try(MB, AMT_HOG_ANON);
+		amt_hog_demote(cur);
 	}
 	if (cur)
 		amt_kill_wait(cur);
-	amt_hog_cgroup = NULL;
 	amt_hog_oom_score_adj = NULL;
-	/* not through the drain: the reaper at ~1.5 % of a CPU tests nothing */
-	amt_burners_stop(spin);
+	/* not through the drain: the reapers at ~1 % of a CPU test nothing */
+	amt_starve_stop(spin);
+	amt_assert(!amt_cgroup_enter("/sys/fs/cgroup"),
+		   "cannot leave %s", cg);
 	amt_assert(!amt_drain(60000), "drain failed");
 	return amt_cgroup_get(cg, "memory.events", "oom_kill") - k0;
 }

@@ -1,0 +1,79 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Suspend and hibernation: no teardown runs where the freezer cannot see
+ * it. freeze_processes() walks the process lists, and a self-mode task
+ * that its parent has reaped is gone from them while it still tears its
+ * mm down (PF_NOFREEZE comes only in do_task_dead()); inline, the freezer
+ * would have waited for that teardown. The reapers are freezable and
+ * freeze between mms.
+ *
+ * So from the preparation on, stashes go to the reapers (those made
+ * before at once, later ones when their task comes for them), and the
+ * self teardowns already running are waited for, as the freezer waits
+ * for tasks: if one is still running after AMT_SUSPEND_WAIT, the suspend
+ * is refused, as the freezer would have failed it.
+ *
+ * Copyright (C) 2026 The async_mm_teardown authors.
+ */
+#include <linux/notifier.h>
+#include <linux/suspend.h>
+#include "pending.h"
+#include "reaper.h"
+#include "suspend.h"
+
+/* The freezer's own default limit (kernel/power/process.c) */
+#define AMT_SUSPEND_WAIT	(20 * HZ)
+
+static int amt_pm_notify(struct notifier_block *nb, unsigned long action,
+			 void *unused)
+{
+	unsigned long end = jiffies + AMT_SUSPEND_WAIT;
+
+	switch (action) {
+	case PM_SUSPEND_PREPARE:
+	case PM_HIBERNATION_PREPARE:
+	case PM_RESTORE_PREPARE:
+		/* the flag first: no stash is taken by its task after this */
+		amt_pending_suspend(true);
+		amt_reaper_handoff(AMT_HANDOFF_ALL);
+		/* (hurried: no self teardown naps meanwhile) */
+		amt_reaper_boost();
+		while (amt_self_teardowns() && time_before(jiffies, end))
+			amt_wait_ended(HZ / 10);
+		if (!amt_self_teardowns())
+			return NOTIFY_OK;
+		pr_warn("a self-mode teardown still runs after %d s: refusing the suspend, as the freezer would\n",
+			AMT_SUSPEND_WAIT / HZ);
+		amt_pending_suspend(false);
+		return notifier_from_errno(-EBUSY);
+	case PM_POST_SUSPEND:
+	case PM_POST_HIBERNATION:
+	case PM_POST_RESTORE:
+		amt_pending_suspend(false);
+		break;
+	}
+	return NOTIFY_OK;
+}
+
+static struct notifier_block amt_pm_nb = {
+	.notifier_call = amt_pm_notify,
+};
+
+/**
+ * amt_suspend_init() - watch suspend and hibernation
+ *
+ * Return: 0 or a negative errno.
+ */
+int amt_suspend_init(void)
+{
+	return register_pm_notifier(&amt_pm_nb);
+}
+
+/**
+ * amt_suspend_exit() - stop watching (waits for a notifier call)
+ */
+void amt_suspend_exit(void)
+{
+	unregister_pm_notifier(&amt_pm_nb);
+	amt_pending_suspend(false);
+}

@@ -63,6 +63,7 @@ static struct dentry *amt_debugfs_dir;
 #define AMT_V_exit_preempted		v[AMT_STAT_PREEMPTED]
 #define AMT_V_exit_late			v[AMT_STAT_LATE]
 #define AMT_V_exit_late_foreign		v[AMT_STAT_LATE_FOREIGN]
+#define AMT_V_late_users		v[AMT_STAT_LATE_USERS]
 #define AMT_V_exit_site_known		amt_hook_site_known()
 #define AMT_V_reaper_pid		(reaper ? reaper->pid : 0)
 #define AMT_V_reaper_threads		amt_reaper_count()

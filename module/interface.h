@@ -111,6 +111,8 @@
 	  "mmput() calls of exiting tasks after exit_mm(), not from its call site (a file's release, e.g. vhost-net's on 6.1); deferred like exit_mm()'s own when final and of the task's own mm.") \
 	X(exit_late_foreign, COUNTER, exits, "exit_late_foreign_total", "", \
 	  "Late final drops of another process's address space (a vhost fd that outlived its owner), torn down inline: its memcg is not the dying task's.") \
+	X(late_users, COUNTER, mms, "late_users_total", "",		\
+	  "Deferred teardowns whose memory went with the mmput() of a late user (a /proc reader, swapoff, a userfaultfd release that took the dead mm meanwhile): counted as pending until it did.") \
 	X(exit_site_known, GAUGE, bool, "exit_site_known", "",		\
 	  "1 once exit_mm()'s call site has been learned (from the first exit after the load).") \
 	X(reaper_pid, GAUGE, pid, "reaper_pid", "",			\

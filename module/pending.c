@@ -35,6 +35,7 @@
 #include <linux/spinlock.h>
 #include <linux/topology.h>
 #include <linux/wait.h>
+#include <linux/workqueue.h>
 #include "amt.h"
 #include "amt_trace.h"
 #include "params.h"
@@ -46,6 +47,7 @@ static DEFINE_SPINLOCK(amt_lock);
 static LIST_HEAD(amt_deferred);		/* every entry, in seq order */
 static LIST_HEAD(amt_queue);		/* QUEUED entries */
 static DEFINE_HASHTABLE(amt_stash_table, 8);	/* STASHED entries */
+static LIST_HEAD(amt_stashes);		/* the same, in stash (seq) order */
 static u64 amt_seq;			/* the last seq given out */
 static unsigned long amt_freed;		/* anon pages freed by ended teardowns */
 
@@ -187,6 +189,7 @@ void amt_entry_free(struct amt_entry *e)
 static void amt_unstash(struct amt_entry *e)
 {
 	hash_del(&e->stash);
+	list_del(&e->stashed);
 	atomic_dec(&amt_nr_stashed);
 }
 
@@ -238,6 +241,7 @@ void amt_defer(struct amt_entry *e, struct task_struct *task)
 	if (task) {
 		e->state = AMT_STASHED;
 		hash_add(amt_stash_table, &e->stash, (unsigned long)task);
+		list_add_tail(&e->stashed, &amt_stashes);
 		atomic_inc(&amt_nr_stashed);
 	} else {
 		amt_enqueue(e);
@@ -429,18 +433,17 @@ bool amt_queue_empty(void)
  */
 unsigned int amt_handoff(enum amt_handoff_which which, unsigned long *next)
 {
-	struct amt_entry *e;
+	struct amt_entry *e, *tmp;
 	unsigned int n = 0;
 
 	if (next)
 		*next = 0;
 	if (!atomic_read(&amt_nr_stashed))
 		return 0;
+	/* the stashes alone: reclaim calls this, whatever the backlog */
 	spin_lock(&amt_lock);
-	list_for_each_entry(e, &amt_deferred, deferred) {
-		if (e->state != AMT_STASHED)
-			continue;
-		/* seq order is stash order: the rest are younger still */
+	list_for_each_entry_safe(e, tmp, &amt_stashes, stashed) {
+		/* stash order: the rest are younger still */
 		if (which == AMT_HANDOFF_LATE &&
 		    time_before(jiffies, e->since + AMT_STASH_MAX)) {
 			if (next)
@@ -512,52 +515,40 @@ void amt_give_way(bool (*waiting)(void *), void *arg)
 	}
 }
 
-/**
- * amt_teardown() - tear a RUNNING entry's mm down, account it, free it
- * @e: from amt_stash_take() or amt_queue_take()
- * @by_self: the dying task itself runs it (else a reaper)
- *
- * Context: process context, no locks held; sleeps for as long as
- * __mmput() takes.
- */
-void amt_teardown(struct amt_entry *e, bool by_self)
+/* Freeable pages of @mm, exact (a lingering teardown ends at 0). */
+static unsigned long amt_mm_freeable_exact(struct mm_struct *mm)
+{
+	return amt_mm_counter_exact(mm, MM_ANONPAGES) +
+	       amt_mm_counter_exact(mm, MM_SWAPENTS);
+}
+
+/* The end of a teardown, once its memory is gone: account, free @e. */
+static void amt_finish(struct amt_entry *e)
 {
 	struct mm_struct *mm = e->mm;
 	unsigned long left;
 	long mms;
-	u64 t0 = ktime_get_ns(), ns;
 
-	AMT_CHECK(e->state == AMT_RUNNING);
-	/* The deferred reference, normally the last: __mmput() runs here. */
-	mmput(mm);
-	ns = ktime_get_ns() - t0;
 	/* Its memcg's reclaim has nothing more to wait for (oom.c). */
 	if (amt_lru_on)
 		amt_lru_del(&amt_lru, &e->lru);
-	/*
-	 * Nothing left after a real teardown; unchanged if a temporary
-	 * mmget_not_zero() holder (khugepaged, /proc) drops the last one.
-	 */
+	/* nothing left after a teardown, whoever ran it */
 	left = amt_mm_freeable(mm);
-
 	/*
 	 * Counted before it leaves the deferred list: a drain returns as soon
 	 * as the list has no older entry, and must then find it counted.
 	 */
 	amt_pending_uncharge(e->charged);
-	if (by_self) {
-		atomic_dec(&amt_self_running);
+	if (e->by_self) {
 		amt_stat_inc(AMT_STAT_REAPED_SELF);
-		amt_stat_add(AMT_STAT_SELF_NS, ns);
+		amt_stat_add(AMT_STAT_SELF_NS, e->ns);
 	} else {
 		amt_stat_inc(AMT_STAT_REAPED_REAPER);
-		amt_stat_teardown(ns);
-		atomic_long_sub(amt_nice_weight(e->nice0), &amt_reaper_w);
-		atomic_long_dec(&amt_reaper_n);
+		amt_stat_teardown(e->ns);
 	}
 	amt_stat_add(AMT_STAT_REAPED_PAGES, e->charged);
 	trace_mm_reaper_reap(e->pid, e->charged, e->freeable0, numa_node_id(),
-			     ns, by_self);
+			     e->ns, e->by_self);
 	mms = atomic_long_dec_return(&amt_pending_mms_cnt);
 	AMT_CHECK(mms >= 0);
 
@@ -571,6 +562,108 @@ void amt_teardown(struct amt_entry *e, bool by_self)
 	if (e->task)
 		put_task_struct(e->task);
 	kmem_cache_free(amt_entry_cache, e);
+}
+
+/*
+ * Teardowns whose last reference a late user took (see amt_teardown()),
+ * under amt_lock: finished by this work once the mm has no user and no
+ * freeable page left.
+ */
+static LIST_HEAD(amt_lingering);
+#define AMT_LINGER_POLL	(HZ / 10 ?: 1)
+static void amt_linger_fn(struct work_struct *w);
+static DECLARE_DELAYED_WORK(amt_linger_work, amt_linger_fn);
+
+/* Move the lingering entries that are done (all if @all) to @done. */
+static bool amt_linger_collect(struct list_head *done, bool all)
+{
+	struct amt_entry *e, *tmp;
+	bool more;
+
+	spin_lock(&amt_lock);
+	list_for_each_entry_safe(e, tmp, &amt_lingering, linger)
+		if (all || (!atomic_read(&e->mm->mm_users) &&
+			    !amt_mm_freeable_exact(e->mm)))
+			list_move_tail(&e->linger, done);
+	more = !list_empty(&amt_lingering);
+	spin_unlock(&amt_lock);
+	return more;
+}
+
+static void amt_linger_fn(struct work_struct *w)
+{
+	struct amt_entry *e, *tmp;
+	LIST_HEAD(done);
+	bool more = amt_linger_collect(&done, false);
+
+	list_for_each_entry_safe(e, tmp, &done, linger)
+		amt_finish(e);
+	if (more)
+		schedule_delayed_work(&amt_linger_work, AMT_LINGER_POLL);
+}
+
+/**
+ * amt_pending_linger_flush() - at unload: end every lingering entry now
+ *
+ * A late user may hold its mm for as long as it likes (a driver's
+ * get_task_mm()); its entry holds only an mm_count reference, dropped
+ * here. Its memory still goes with that user's mmput().
+ */
+void amt_pending_linger_flush(void)
+{
+	struct amt_entry *e, *tmp;
+	LIST_HEAD(done);
+
+	cancel_delayed_work_sync(&amt_linger_work);
+	amt_linger_collect(&done, true);
+	list_for_each_entry_safe(e, tmp, &done, linger)
+		amt_finish(e);
+}
+
+/**
+ * amt_teardown() - tear a RUNNING entry's mm down, account it, free it
+ * @e: from amt_stash_take() or amt_queue_take()
+ * @by_self: the dying task itself runs it (else a reaper)
+ *
+ * If a late user took mm_users with mmget_not_zero() meanwhile (a
+ * /proc/PID/smaps reader, swapoff, a userfaultfd's release), our drop is
+ * not the last and the memory goes with that user's mmput(): the entry
+ * then stays in the deferred set, counted as pending, until the mm has
+ * no user and no freeable page left (amt_linger_fn()), so that
+ * pending_pages, the OOM notifier's progress, the memcg wait and drains
+ * follow the memory, not our reference.
+ *
+ * Context: process context, no locks held; sleeps for as long as
+ * __mmput() takes.
+ */
+void amt_teardown(struct amt_entry *e, bool by_self)
+{
+	struct mm_struct *mm = e->mm;
+	u64 t0 = ktime_get_ns();
+	bool late;
+
+	AMT_CHECK(e->state == AMT_RUNNING);
+	/* The deferred reference, normally the last: __mmput() runs here. */
+	mmput(mm);
+	e->ns = ktime_get_ns() - t0;
+	e->by_self = by_self;
+	/* our part is done: a suspend and the catch-up stop counting it */
+	if (by_self) {
+		atomic_dec(&amt_self_running);
+	} else {
+		atomic_long_sub(amt_nice_weight(e->nice0), &amt_reaper_w);
+		atomic_long_dec(&amt_reaper_n);
+	}
+	late = atomic_read(&mm->mm_users) || amt_mm_freeable_exact(mm);
+	if (late) {
+		amt_stat_inc(AMT_STAT_LATE_USERS);
+		spin_lock(&amt_lock);
+		list_add_tail(&e->linger, &amt_lingering);
+		spin_unlock(&amt_lock);
+		schedule_delayed_work(&amt_linger_work, AMT_LINGER_POLL);
+		return;
+	}
+	amt_finish(e);
 }
 
 /**

@@ -25,6 +25,7 @@ struct amt_entry {
 	struct list_head lru;		/* on amt_lru, by memcg, until it ends */
 	struct list_head queue;		/* on the reaper's queue while QUEUED */
 	struct hlist_node stash;	/* in the stash table while STASHED */
+	struct list_head stashed;	/* and on amt_stashes, in that order */
 	struct task_struct *task;	/* mode=self: the task (a reference) */
 	struct mm_struct *mm;
 	unsigned long charged;	/* freeable pages counted in pending_pages */
@@ -37,6 +38,9 @@ struct amt_entry {
 	pid_t pid;		/* the exiting task, for the tracepoints */
 	enum amt_entry_state state;	/* under pending.c's lock */
 	int nice0;		/* the dying task's nice */
+	bool by_self;		/* its teardown ran in its task */
+	u64 ns;			/* how long our mmput() took */
+	struct list_head linger; /* on amt_lingering: a late user has it */
 	bool to_reaper;		/* stashed under a leader for the reaper */
 };
 
@@ -100,6 +104,7 @@ void amt_hurry(void);
 bool amt_hurried(void);
 void amt_give_way(bool (*waiting)(void *), void *arg);
 void amt_teardown(struct amt_entry *e, bool by_self);
+void amt_pending_linger_flush(void);
 unsigned long amt_progress(void);
 unsigned long amt_reaper_load(unsigned long *weight);
 void amt_pending_suspend(bool on);

@@ -434,6 +434,8 @@ void amt_reaper_stop(void)
 		spin_unlock(&amt_nice_lock);
 		kthread_stop(t);
 	}
+	/* (no teardown left to start: late users keep what they hold) */
+	amt_pending_linger_flush();
 	WARN_ON_ONCE(!amt_pending_empty());
 	amt_flush_fput();
 }

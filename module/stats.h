@@ -37,6 +37,7 @@ enum amt_stat {
 	AMT_STAT_PREEMPTED,		/* exit_mm() drops known by their site only */
 	AMT_STAT_LATE,			/* exiting mmput()s after exit_mm(), elsewhere */
 	AMT_STAT_LATE_FOREIGN,		/* late final drops of another's mm: inline */
+	AMT_STAT_LATE_USERS,		/* teardowns a late mmget_not_zero() ended */
 	AMT_NR_STATS,
 };
 

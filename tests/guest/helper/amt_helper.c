@@ -19,6 +19,8 @@
  *
  * Its ioctl AMT_IOC_FTRACE_CYCLE registers and unregisters an ftrace_ops,
  * which waits for RCU-tasks grace periods: what a dying task holds up.
+ * AMT_IOC_GRAB_MM, _MMGET and _MMPUT make the file a late user of another
+ * process's mm, as an open /proc/PID/smaps is.
  *
  * No wait lasts more than 60 s, and each sleeps as TASK_IDLE, so that the
  * guest's hung-task watchdog does not take the fixture for a bug.
@@ -147,6 +149,51 @@ static long amt_ftrace_cycle(void)
 	return ret;
 }
 
+/* A file's late use of an mm: mm_count from GRAB_MM, mm_users from MMGET. */
+struct amt_late_use {
+	struct mm_struct *mm;
+	bool got;
+};
+
+static long amt_late_use(struct file *file, unsigned int cmd, pid_t nr)
+{
+	struct amt_late_use *u = file->private_data;
+	struct task_struct *task;
+	struct mm_struct *mm;
+	struct pid *pid;
+
+	switch (cmd) {
+	case AMT_IOC_GRAB_MM:
+		if (u->mm)
+			return -EBUSY;
+		pid = find_get_pid(nr);
+		task = pid ? get_pid_task(pid, PIDTYPE_PID) : NULL;
+		put_pid(pid);
+		mm = task ? get_task_mm(task) : NULL;
+		if (task)
+			put_task_struct(task);
+		if (!mm)
+			return -ESRCH;
+		mmgrab(mm);
+		mmput(mm);
+		u->mm = mm;
+		return 0;
+	case AMT_IOC_MMGET:
+		if (!u->mm || u->got)
+			return -EINVAL;
+		if (!mmget_not_zero(u->mm))
+			return -ESRCH;
+		u->got = true;
+		return 0;
+	default:	/* AMT_IOC_MMPUT */
+		if (!u->got)
+			return -EINVAL;
+		u->got = false;
+		mmput(u->mm);
+		return 0;
+	}
+}
+
 static long amt_block_ioctl(struct file *file, unsigned int cmd,
 			    unsigned long arg)
 {
@@ -154,6 +201,9 @@ static long amt_block_ioctl(struct file *file, unsigned int cmd,
 
 	if (cmd == AMT_IOC_FTRACE_CYCLE)
 		return amt_ftrace_cycle();
+	if (cmd == AMT_IOC_GRAB_MM || cmd == AMT_IOC_MMGET ||
+	    cmd == AMT_IOC_MMPUT)
+		return amt_late_use(file, cmd, arg);
 	if (cmd != AMT_IOC_STALL_MM)
 		return -ENOTTY;
 	if (!current->mm)
@@ -164,7 +214,8 @@ static long amt_block_ioctl(struct file *file, unsigned int cmd,
 
 static int amt_block_open(struct inode *inode, struct file *file)
 {
-	return 0;
+	file->private_data = kzalloc(sizeof(struct amt_late_use), GFP_KERNEL);
+	return file->private_data ? 0 : -ENOMEM;
 }
 
 /* Not in open(): misc_open() holds a lock that every misc open takes. */
@@ -177,8 +228,15 @@ static ssize_t amt_block_write(struct file *file, const char __user *buf,
 
 static int amt_block_release(struct inode *inode, struct file *file)
 {
+	struct amt_late_use *u = file->private_data;
+
 	if (!(file->f_mode & FMODE_WRITE))
 		amt_helper_wait(&hold, &blocked);
+	if (u->got)
+		mmput(u->mm);
+	if (u->mm)
+		mmdrop(u->mm);
+	kfree(u);
 	return 0;
 }
 

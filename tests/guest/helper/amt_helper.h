@@ -30,4 +30,16 @@
  */
 #define AMT_IOC_FTRACE_CYCLE	_IO('a', 2)
 
+/*
+ * ioctls on /dev/amt_block: a late user of a dead process's mm, as a
+ * /proc/PID/smaps file is. GRAB_MM (arg: a pid) keeps that process's mm
+ * (mm_count only, as an open /proc file does); MMGET takes mm_users with
+ * mmget_not_zero(), which fails with ESRCH once the mm has no user; MMPUT
+ * drops it (the teardown runs there if it is the last). One of each per
+ * open file; the release drops what is left.
+ */
+#define AMT_IOC_GRAB_MM		_IO('a', 3)
+#define AMT_IOC_MMGET		_IO('a', 4)
+#define AMT_IOC_MMPUT		_IO('a', 5)
+
 #endif /* AMT_HELPER_H */

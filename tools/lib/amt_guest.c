@@ -648,8 +648,8 @@ void amt_burners_nice(pid_t b[AMT_BURNERS], int nice)
 
 void amt_starve_start(pid_t b[AMT_BURNERS])
 {
-	if (setpriority(PRIO_PROCESS, 0, -20))
-		amt_fail("cannot go to nice -20: %s", strerror(errno));
+	if (setpriority(PRIO_PROCESS, 0, -10))
+		amt_fail("cannot go to nice -10: %s", strerror(errno));
 	amt_burners_start(b);
 }
 
@@ -662,7 +662,7 @@ void amt_starve_stop(pid_t b[AMT_BURNERS])
 
 void amt_hog_demote(pid_t pid)
 {
-	if (pid > 0 && setpriority(PRIO_PROCESS, pid, 0))
+	if (pid > 0 && setpriority(PRIO_PROCESS, pid, 10))
 		amt_fail("cannot renice hog %d: %s", pid, strerror(errno));
 }
 

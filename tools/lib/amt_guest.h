@@ -176,11 +176,12 @@ void amt_burners_start(pid_t b[AMT_BURNERS]);
 void amt_burners_stop(pid_t b[AMT_BURNERS]);	/* stopped ones are 0 */
 /*
  * Work of higher priority than the processes that die: the caller goes to
- * nice -20 and starts the burners there, hogs it spawns grow at -20 too,
- * and amt_hog_demote() sends a grown one to nice 0, where it dies. Their
- * teardowns then get nice 0's share (the reapers take the dead tasks'
- * share, docs/design.md, "The give-way"): little CPU, as inline ones
- * would. amt_starve_stop() stops the burners and brings the caller back.
+ * nice -10 and starts the burners there, hogs it spawns grow at -10 too,
+ * and amt_hog_demote() sends a grown one to nice 10, where it dies. Their
+ * teardowns then get nice 10's share (the reapers take the dead tasks'
+ * share, docs/design.md, "The give-way"): ~1 % of a CPU, as inline ones
+ * would, while the kernel's own nice-0 threads (RCU, the OOM reaper) keep
+ * ~10 %. amt_starve_stop() stops the burners and brings the caller back.
  */
 void amt_starve_start(pid_t b[AMT_BURNERS]);
 void amt_starve_stop(pid_t b[AMT_BURNERS]);

@@ -26,7 +26,7 @@ static struct result stress(unsigned long mb)
 
 	/*
 	 * A busy machine, with work of higher priority than the processes
-	 * that die: the reapers (at their share) get little CPU.
+	 * that die (amt_starve_start()): the reapers get little CPU.
 	 */
 	amt_starve_start(spin);
 	amt_hog_oom_score_adj = "1000";

@@ -33,7 +33,7 @@ static long stress(const char *cg)
 	amt_assert(!amt_cgroup_enter(cg), "cannot enter %s", cg);
 	/*
 	 * A busy machine, with work of higher priority than the processes
-	 * that die: the reapers (at their share) get little CPU.
+	 * that die (amt_starve_start()): the reapers get little CPU.
 	 */
 	amt_starve_start(spin);
 	amt_hog_oom_score_adj = "0";	/* we are -1000: let them be killable */

@@ -92,11 +92,16 @@ static bool amt_reaper_waiting(void *unused)
 /**
  * amt_reaper_wake() - wake the reapers for entries just queued
  *
- * Context: process context or hard interrupt (amt_wake_irq_fn()); not
- * from an ftrace callback: see amt_reaper_wake_owed().
+ * At their catch-up nice first: a reaper woken at nice 19 on a busy
+ * machine would wait long to run at all.
+ *
+ * Context: process context (amt_wake_irq_fn() wakes without the renice:
+ * its entries were queued, and the reapers reniced, by
+ * amt_reaper_queue_exit()).
  */
 void amt_reaper_wake(void)
 {
+	amt_reaper_renice(AMT_NO_PRESS);
 	wake_up(&amt_reaper_wq);
 }
 
@@ -167,6 +172,8 @@ void amt_reaper_queue_exit(struct amt_entry *e, struct task_struct *leader)
 	} else {
 		amt_defer(e, NULL);
 	}
+	/* not woken yet (the give-way), but at the right nice when it is */
+	amt_reaper_renice(AMT_NO_PRESS);
 	/* After amt_defer(): whoever takes this count sees the entry. */
 	if (atomic_inc_return(&amt_wake_owed) == 1) {
 		/*
@@ -186,7 +193,7 @@ void amt_reaper_queue_exit(struct amt_entry *e, struct task_struct *leader)
  */
 static void amt_wake_irq_fn(struct irq_work *w)
 {
-	amt_reaper_wake();
+	wake_up(&amt_reaper_wq);
 }
 
 static struct irq_work amt_wake_irq_work;

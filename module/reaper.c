@@ -275,7 +275,7 @@ static int amt_reaper_fn(void *unused)
 				atomic_dec(&amt_reapers_busy);
 				break;
 			}
-			/* (each take and each end: the catch-up follows the work) */
+			/* (at each take: the catch-up follows the work left) */
 			amt_reaper_renice(AMT_NO_PRESS);
 			amt_teardown(e, false);
 			atomic_dec(&amt_reapers_busy);
@@ -349,7 +349,7 @@ void amt_reaper_boost(void)
 	/* no give-way now, for the reapers and the self teardowns alike */
 	amt_hurry();
 	amt_reaper_renice(task_nice(current));
-	amt_reaper_wake();
+	wake_up(&amt_reaper_wq);
 }
 
 /* Enough freed for an allocation retry to have a chance: 1 MiB. */

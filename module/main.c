@@ -205,9 +205,11 @@ module_param_cb(reapers, &amt_reapers_ops, &amt_reapers, 0444);
  * self by default (make bench: the same waitpid() latency as the reaper,
  * memory back as fast as inline when many die together where one reaper is
  * ~2x slower, and the CPU stays in the dying task's cgroup; docs/benchmarks.md).
- * Where self mode cannot work, a load that did not ask for it takes the
- * reaper instead, and an explicit mode=self fails; where it would make
- * others wait (amt_self_cost()), such a load takes the reaper too.
+ * Where self mode cannot work, or would make others wait longer than an
+ * inline teardown does (amt_self_refusal()), a load that did not ask for
+ * it takes the reaper instead, and an explicit mode=self fails; where it
+ * would make others wait for as long as the teardown (amt_self_cost()),
+ * such a load takes the reaper too.
  */
 int amt_mode = AMT_MODE_SELF;
 static bool amt_mode_given;
@@ -226,6 +228,23 @@ static const char *amt_self_cost(void)
 	return NULL;
 }
 
+/*
+ * Why mode=self is refused on this kernel even when asked for, or NULL.
+ * On PREEMPT_RT a sleeping-lock wait is a voluntary switch (__schedule()'s
+ * SM_RTLOCK_WAIT), so an exit_mm() teardown is quiescent for RCU-tasks at
+ * each one, while a self teardown inside the exit section holds every
+ * grace period until it ends (amt_self_cost()): worse than inline.
+ * Meaningful once amt_notify_init() ran.
+ */
+static const char *amt_self_refusal(void)
+{
+	if (!amt_notify_available())
+		return "self mode is unavailable on this kernel (no hook after exit_notify())";
+	if (amt_self_holds_tasks_rcu() && IS_ENABLED(CONFIG_PREEMPT_RT))
+		return "on this PREEMPT_RT kernel a self teardown would hold up RCU-tasks grace periods (ftrace, kprobes, BPF) longer than an inline one";
+	return NULL;
+}
+
 static const char *const amt_mode_names[] = {
 	[AMT_MODE_REAPER] = "reaper",
 	[AMT_MODE_SELF] = "self",
@@ -241,8 +260,9 @@ static int amt_mode_set(const char *val, const struct kernel_param *kp)
 	}
 	/* At load the hook is not set up yet: amt_init() checks then. */
 	if (m == AMT_MODE_SELF && READ_ONCE(amt_running) &&
-	    !amt_notify_available()) {
-		pr_err("mode: invalid value 'self': self mode is unavailable on this kernel (see the load message)\n");
+	    amt_self_refusal()) {
+		pr_err("mode: invalid value 'self': %s; use reaper\n",
+		       amt_self_refusal());
 		return -EINVAL;
 	}
 	if (m == AMT_MODE_SELF && READ_ONCE(amt_running) && amt_self_cost())
@@ -348,13 +368,14 @@ static int __init amt_init(void)
 		goto err_suspend;
 	amt_notify_init();
 	amt_reaper_wake_late(amt_notify_available());
-	if (amt_mode == AMT_MODE_SELF && !amt_notify_available()) {
+	if (amt_mode == AMT_MODE_SELF && amt_self_refusal()) {
 		if (amt_mode_given) {
-			pr_err("mode=self requested, but it is unavailable on this kernel\n");
+			pr_err("mode=self refused: %s; use mode=reaper\n",
+			       amt_self_refusal());
 			ret = -EINVAL;
 			goto err_hook;
 		}
-		pr_info("self mode is unavailable on this kernel: using mode=reaper\n");
+		pr_info("%s: using mode=reaper\n", amt_self_refusal());
 		amt_mode = AMT_MODE_REAPER;
 	}
 	if (amt_mode == AMT_MODE_SELF && amt_self_cost()) {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* A fresh load has its documented defaults, stats, tracepoints and reaper. */
 #include <dirent.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -82,6 +83,15 @@ static void run(void)
 		"reaper\n" : "self\n";
 	amt_assert(amt_read_file(AMT_PARAMS "mode", buf, sizeof(buf)) > 0 &&
 		   !strcmp(buf, want), "mode default '%.20s', want %s", buf, want);
+	/* refused where it would hold RCU-tasks longer than inline (RT) */
+	if (amt_self_holds_tasks_rcu() && !access("/sys/kernel/realtime", F_OK)) {
+		amt_assert(amt_param_set("mode", "self") == EINVAL,
+			   "mode=self accepted on 6.1-RT");
+		amt_assert(amt_unload() == 0, "unload failed");
+		amt_assert(amt_load("mode=self") == EINVAL,
+			   "a load with mode=self succeeded on 6.1-RT");
+		amt_assert(amt_load(NULL) == 0, "load without parameters failed");
+	}
 	amt_assert(amt_param_get("thresh_pages") == 16384,
 		   "thresh_pages default %ld, want 64 MiB = 16384",
 		   amt_param_get("thresh_pages"));

@@ -223,6 +223,10 @@ if grep -av 'ommand line:' "$console" |
 	     !(oom && /Call Trace/)' |
 	grep -aEn "$bad" > "$logs/$id.splats"; then
 	echo "not ok - $KVER: $run: kernel log clean # $(head -1 "$logs/$id.splats" | cut -c1-150)"
+	# the first report itself (RIP, call trace), for a log CI does not keep
+	n=$(head -1 "$logs/$id.splats" | cut -d: -f1)
+	grep -av 'ommand line:' "$console" | tr -d '\r' |
+		sed -n "$((n > 5 ? n - 5 : 1)),$((n + 45))p" | sed 's/^/#   /'
 	fail=1
 else
 	echo "ok - $KVER: $run: kernel log clean (no warning, oops, hang or bad rss-counter)"

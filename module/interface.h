@@ -2,7 +2,7 @@
 /*
  * What user space sees of async_mm_teardown, defined once: every line of
  * the debugfs stats file and every module parameter. Plain C macros and
- * nothing else, so that the module (debugfs.c, main.c), amtctl
+ * nothing else, so that the module (debugfs.c, params.c), amtctl
  * (tools/amtctl) and the guest tests (tools/lib/amt_guest.h) all include this
  * same file; tests/unit/test_interface.c checks it on the host.
  *
@@ -128,12 +128,16 @@
 
 /* the top of a PERCENT parameter */
 #define AMT_PERCENT_MAX 50
+/* the most mm_reaper threads (the reapers parameter) */
+#define AMT_MAX_REAPERS 16
+#define AMT_STR(x) #x
+#define AMT_XSTR(x) AMT_STR(x)
 
 #define AMT_PARAM_LIST(X)							\
 	X(enabled, RUNTIME, BOOL, "1 or 0 (y/n)",				\
 	  "Defer large exits (1) or tear every mm down inline, as without the module (0). Default 1.") \
 	X(mode, RUNTIME, CHOICE, "reaper or self",				\
-	  "self: the dying task tears its deferred mm down, after waking its parent; reaper: the mm_reaper threads do. Default self; reaper where self is unavailable, on 6.1 (an exiting task holds up RCU-tasks grace periods after exit_notify(): a self teardown that sleeps would hold them up too) and on 7.0+ (a dying task's cgroup stays populated until it is dead).") \
+	  "self: the dying task tears its deferred mm down, after waking its parent; reaper: the mm_reaper threads do. Default self; reaper where self is unavailable, on 6.1 (an exiting task holds up RCU-tasks grace periods after exit_notify(): a self teardown that sleeps would hold them up too) and on 7.0+ (a dying task's cgroup stays populated until it is dead); self is refused on 6.1's PREEMPT_RT flavour.") \
 	X(thresh_pages, RUNTIME, NUMBER,				\
 	  "a number of pages from 1 to all RAM",			\
 	  "Defer only mms with at least this many resident pages. Default 64 MiB worth.") \
@@ -145,7 +149,8 @@
 	X(min_available_pct, RUNTIME, PERCENT,				\
 	  "a percentage of RAM from 0 to 50",				\
 	  "With oom_guard=1, keep every exit inline while MemAvailable is at or under this share of RAM: memory is short, and a userspace OOM killer (earlyoom) reads it right after its victim died. 0: never. Default 10.") \
-	X(reapers, LOAD, NUMBER, "a number of threads from 1 to 16",	\
+	X(reapers, LOAD, NUMBER,					\
+	  "a number of threads from 1 to " AMT_XSTR(AMT_MAX_REAPERS),	\
 	  "Number of mm_reaper threads, set at load. Default: one per online CPU, at least 2, at most 8.")
 
 #endif /* AMT_INTERFACE_H */

@@ -64,6 +64,8 @@ static unsigned long amt_hurry_at;
 static atomic_long_t amt_pending_pages_cnt = ATOMIC_LONG_INIT(0);
 static atomic_long_t amt_pending_mms_cnt = ATOMIC_LONG_INIT(0);
 static atomic_long_t amt_pending_peak = ATOMIC_LONG_INIT(0);
+/* amt_max_pending_gen when the peak was last restarted */
+static unsigned long amt_peak_gen;
 static atomic_long_t amt_ended = ATOMIC_LONG_INIT(0);
 /* Self teardowns running, which the freezer cannot see (suspend.c). */
 static atomic_t amt_self_running = ATOMIC_INIT(0);
@@ -97,9 +99,22 @@ static unsigned long amt_mm_freeable(struct mm_struct *mm)
 	       get_mm_counter(mm, MM_SWAPENTS);
 }
 
+/* A new cap restarts the peak, so that it shows how that cap held. */
+static void amt_peak_follow_cap(void)
+{
+	unsigned long gen = READ_ONCE(amt_max_pending_gen);
+	unsigned long seen = READ_ONCE(amt_peak_gen);
+
+	if (seen != gen && cmpxchg(&amt_peak_gen, seen, gen) == seen)
+		atomic_long_set(&amt_pending_peak, amt_pending_pages());
+}
+
 static void amt_note_peak(long total)
 {
-	long peak = atomic_long_read(&amt_pending_peak);
+	long peak;
+
+	amt_peak_follow_cap();
+	peak = atomic_long_read(&amt_pending_peak);
 
 	while (total > peak &&
 	       !atomic_long_try_cmpxchg(&amt_pending_peak, &peak, total))
@@ -799,17 +814,8 @@ long amt_pending_pages(void)
 
 long amt_pending_pages_peak(void)
 {
+	amt_peak_follow_cap();
 	return atomic_long_read(&amt_pending_peak);
-}
-
-/**
- * amt_pending_reset_peak() - restart the pending_pages high watermark
- *
- * Called when the cap changes, so the peak shows how the new cap held.
- */
-void amt_pending_reset_peak(void)
-{
-	atomic_long_set(&amt_pending_peak, amt_pending_pages());
 }
 
 /**

@@ -115,7 +115,6 @@ long amt_wait_epoch(u64 epoch, long timeout);
 long amt_pending_mms(void);
 long amt_pending_pages(void);
 long amt_pending_pages_peak(void);
-void amt_pending_reset_peak(void);
 bool amt_pending_empty(void);
 
 #endif /* AMT_PENDING_H */

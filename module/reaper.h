@@ -9,9 +9,9 @@
 
 #include <linux/atomic.h>
 #include <linux/sched.h>
+#include "interface.h"
 #include "pending.h"
 
-#define AMT_MAX_REAPERS 16
 
 int amt_reaper_start(unsigned int n);
 void amt_reaper_stop(void);

@@ -50,6 +50,7 @@ static struct dentry *amt_debugfs_dir;
 #define AMT_V_oom_drains		v[AMT_STAT_OOM_DRAINS]
 #define AMT_V_oom_freed_pages		v[AMT_STAT_OOM_FREED_PAGES]
 #define AMT_V_shrinker_scans		v[AMT_STAT_SHRINKER_SCANS]
+#define AMT_V_shrinker_scan_ns		v[AMT_STAT_SHRINKER_SCAN_NS]
 #define AMT_V_memcg_tight		v[AMT_STAT_MEMCG_TIGHT]
 #define AMT_V_memcg_waits		v[AMT_STAT_MEMCG_WAITS]
 #define AMT_V_memcg_wait_ns		v[AMT_STAT_MEMCG_WAIT_NS]

@@ -85,6 +85,8 @@
 	  "Pages reported freed to the OOM killer.")			\
 	X(shrinker_scans, COUNTER, calls, "shrinker_scans_total", "",	\
 	  "Calls of the module's shrinker under memory reclaim.")	\
+	X(shrinker_scan_ns, COUNTER, ns, "shrinker_scan_seconds_total", "", \
+	  "Time reclaim spent in the module's shrinker scans.")		\
 	X(memcg_tight, COUNTER, exits, "memcg_tight_total", "",	\
 	  "Exits deferred although their memcg lacked room to keep them charged next to a replacement: a charge at memory.max there waits for their teardown.") \
 	X(memcg_waits, COUNTER, calls, "memcg_waits_total", "",	\

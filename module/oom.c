@@ -296,6 +296,8 @@ static unsigned long amt_shrink_count(struct shrinker *s,
 static unsigned long amt_shrink_scan(struct shrinker *s,
 				     struct shrink_control *sc)
 {
+	u64 t0 = ktime_get_ns();
+
 	amt_stat_inc(AMT_STAT_SHRINKER_SCANS);
 	if (!READ_ONCE(amt_oom_guard))
 		return SHRINK_STOP;
@@ -303,6 +305,7 @@ static unsigned long amt_shrink_scan(struct shrinker *s,
 		amt_note_pressure();
 	amt_reaper_handoff(AMT_HANDOFF_STUCK);
 	amt_reaper_boost();
+	amt_stat_add(AMT_STAT_SHRINKER_SCAN_NS, ktime_get_ns() - t0);
 	return SHRINK_STOP;
 }
 

@@ -24,6 +24,7 @@ enum amt_stat {
 	AMT_STAT_OOM_DRAINS,		/* OOM notifier calls with a backlog */
 	AMT_STAT_OOM_FREED_PAGES,	/* pages reported freed to the OOM killer */
 	AMT_STAT_SHRINKER_SCANS,
+	AMT_STAT_SHRINKER_SCAN_NS,	/* the time reclaim spent in them */
 	AMT_STAT_MEMCG_TIGHT,		/* deferred into a memcg without room */
 	AMT_STAT_MEMCG_WAITS,		/* memcg reclaim calls that waited */
 	AMT_STAT_MEMCG_WAIT_NS,		/* the time they waited */

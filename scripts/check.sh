@@ -69,10 +69,10 @@ took unit+style
 # in exit_mm(), leaves out the tests of policy and interface that take no
 # exit path of their own (the RT boot, preemptible everywhere, runs them).
 workloads=' 36_cgroup_rmdir 37_crun_lifecycle 38_restart_loop 39_userspace_oom '
-# (and the two tests of what the rest of the kernel sees, whose exits are
-# plain ones: RCU-tasks grace periods, CPU shares under load; the RT boot
-# runs them preemptible)
-policy=' 15_bad_params 19_oom_backlog 20_respawn_stress 21_memcg_respawn 22_amtctl 42_memcg_stuck 43_memcg_shmem 44_tasks_rcu 45_busy_round '
+# (and the three tests of what the rest of the kernel sees, whose exits
+# are plain ones: RCU-tasks grace periods, CPU shares under load, the
+# shrinker's cost; the RT boot runs them preemptible)
+policy=' 15_bad_params 19_oom_backlog 20_respawn_stress 21_memcg_respawn 22_amtctl 42_memcg_stuck 43_memcg_shmem 44_tasks_rcu 45_busy_round 48_shrinker_cost '
 no_workloads=() preempt_tests=()
 for t in "$top"/tests/guest/t/*.c; do
 	t=$(basename "$t" .c)

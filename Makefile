@@ -8,7 +8,7 @@
 #                          + the packaging tests (check-package)
 #   make check-package     DKMS and Debian packaging only
 #   make demo              boot a guest, kill a large process with and without
-#   make bench             the benchmarks (docs/benchmarks.md), ~30 min under TCG
+#   make bench             the benchmarks (docs/benchmarks.md), ~40 min under TCG
 #   make bench-icount      the small-process cost alone, under QEMU -icount
 #   make check-debug       the guest suite and a soak on a KASAN/lockdep kernel
 #   make check-workloads   the workload tests at full length (a 1 GiB service

@@ -15,7 +15,10 @@
 # QEMU's -icount, where guest time counts instructions: a cost of a fraction
 # of a percent shows through, which host noise hides in a normal run),
 # AMT_BENCH_ONLY=SECTION[,SECTION] (some of latency, parallel, spawn, cpu,
-# wake, cpusplit: those sections alone), AMT_BENCH_SETTLE_MS (idle time
+# wake, cpusplit, busy, prefork: those sections alone; on a kernel that
+# refuses mode=self, busy and prefork are the ones that run),
+# AMT_BENCH_CMDLINE (added to the guest kernel's command line, e.g.
+# preempt=full; results then carry it in their name), AMT_BENCH_SETTLE_MS (idle time
 # after each insmod/rmmod of the small-process loops before they are timed;
 # default 300, under -icount 12000: idle guest time is free there, and the
 # first round after boot ran at half speed with 300, see docs/benchmarks.md).
@@ -60,6 +63,15 @@ if [ -n "${AMT_BENCH_ONLY:-}" ]; then
 	tag+=-${only//,/-}
 fi
 [ -z "$only" ] || append+=" amt_only=--only=$only"
+cmdline=${AMT_BENCH_CMDLINE:-}
+if [ -n "$cmdline" ]; then
+	if ! [[ $cmdline =~ ^[a-z0-9_.=,-]+( [a-z0-9_.=,-]+)*$ ]]; then
+		echo "bench: AMT_BENCH_CMDLINE='$cmdline': kernel parameters (name or name=value), separated by spaces" >&2
+		exit 2
+	fi
+	append+=" $cmdline"
+	tag+=-${cmdline//[ =]/-}
+fi
 trace=${AMT_BENCH_TRACE:-0}
 [ "$trace" = 0 ] || append+=" amt_trace=--trace=/tmp/trace.txt"
 

@@ -2,7 +2,7 @@
 /*
  * exit_latency, the benchmark of make bench (main.c says what it measures):
  * what its sections share. One file per section (latency.c, parallel.c,
- * spawn.c, cpu.c, wake.c, cpusplit.c), listed in main.c's table, each
+ * spawn.c, cpu.c, wake.c, cpusplit.c, busy.c, prefork.c), listed in main.c's table, each
  * filling its result struct; helpers in common.c; the targets in
  * targets.c; render.c writes the results as text and as JSON.
  */
@@ -46,7 +46,8 @@ extern const char *trace_path;
 
 /* The sections --only can name, in the order they run (main.c's table). */
 enum section {
-	S_LATENCY, S_PARALLEL, S_SPAWN, S_CPU, S_WAKE, S_CPUSPLIT, NR_SECTIONS
+	S_LATENCY, S_PARALLEL, S_SPAWN, S_CPU, S_WAKE, S_CPUSPLIT, S_BUSY,
+	S_PREFORK, NR_SECTIONS
 };
 extern unsigned int sections;
 #define RUNS(sec) (sections & (1U << (sec)))
@@ -152,6 +153,29 @@ struct split_result {
 	struct cpu_res s[NR_SPLIT];	/* reaper_ms and preempted only */
 };
 
+/* 8. busy: index 0 burners at nice 0, 1 at nice -5 */
+#define NR_BUSY 2
+#define BUSY_N 16
+#define BUSY_MB 96UL
+struct busy_result {
+	int n;				/* rounds */
+	bool have[NR_CFG];		/* false: mode unavailable here */
+	int nice[NR_BUSY];
+	struct dist back[NR_BUSY][NR_CFG];	/* memory back */
+};
+
+/* 9. prefork */
+#define PREFORK_MB 96UL
+#define PREFORK_FORKS 24
+struct prefork_result {
+	int n, forks, workers;		/* rounds, forks per round, kept */
+	unsigned long base_mb;		/* the server's own, shared */
+	bool have[NR_CFG];
+	long queued[NR_CFG];		/* of the workers killed: deferred */
+	struct dist fork[NR_CFG];	/* fork() latency */
+	struct dist respawn[NR_CFG];	/* kill to fork() returned */
+};
+
 #define MAX_TARGETS 64
 struct target {
 	char what[128];
@@ -175,6 +199,8 @@ struct results {
 	struct drain_result drain;
 	struct wake_result wake;
 	struct split_result cpusplit;
+	struct busy_result busy;
+	struct prefork_result prefork;
 	struct target_result targets;
 };
 
@@ -185,6 +211,7 @@ struct ci ci_of(const double *v, int n);
 double t95(int df);
 void settle(void);
 void set_cfg(enum cfg c);
+bool cfg_available(enum cfg c);
 uint64_t task_cpu_ns(pid_t pid);
 int task_cpu_of(pid_t pid);
 int reaper_pids(pid_t *pids, int max);
@@ -204,6 +231,8 @@ void bench_cpu(struct results *r);
 double cpu_ratio(const struct cpu_res *r, enum cfg c);
 void bench_wake(struct results *r);
 void bench_cpusplit(struct results *r);
+void bench_busy(struct results *r);
+void bench_prefork(struct results *r);
 
 /* targets.c: the targets of issue 5, from the sections that ran */
 void check_targets(struct results *r);
@@ -218,6 +247,8 @@ void render_cpu(const struct results *r);
 void render_drain(const struct results *r);
 void render_wake(const struct results *r);
 void render_cpusplit(const struct results *r);
+void render_busy(const struct results *r);
+void render_prefork(const struct results *r);
 void render_targets(const struct results *r);
 void render_json_end(double elapsed_s);
 void render_text_end(double elapsed_s);

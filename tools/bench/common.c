@@ -63,8 +63,24 @@ void set_cfg(enum cfg c)
 		return;
 	}
 	if (amt_param_set("mode", c == SELF ? "self" : "reaper"))
-		die("cannot set mode=%s", cfg_name[c]);
+		die("cannot set mode=%s (the kernel log says why); only the sections busy and prefork run without it",
+		    cfg_name[c]);
 	amt_param_set("enabled", "1");
+}
+
+/* Can this kernel run configuration @c (mode=self may be refused)? */
+bool cfg_available(enum cfg c)
+{
+	bool ok;
+
+	if (c != SELF)
+		return true;
+	settle();
+	if (!amt_loaded() && amt_load(cap_param))
+		die("insmod failed");
+	ok = !amt_param_set("mode", "self");
+	amt_param_set("mode", "reaper");
+	return ok;
 }
 
 /* The CPU a task runs or last ran on (/proc/PID/stat field 39). */

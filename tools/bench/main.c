@@ -32,10 +32,18 @@
  *     on tearing down after it woke the parent);
  *  7. cpusplit: where the reaper's extra CPU back-to-back goes: the
  *     reaper's CPU per teardown with a task sharing its CPU, with the next
- *     child allocating on the other CPU, both, or neither.
+ *     child allocating on the other CPU, both, or neither;
+ *  8. busy: 16 children of 96 MiB killed together with a CPU burner on
+ *     every CPU (nice 0, then -5): time until their memory is back;
+ *  9. prefork: a prefork server forking workers of 96 MiB while it kills
+ *     others, a CPU burner on every CPU: fork() latency p50/p99/max, and
+ *     the respawn (kill to the replacement's fork() returning).
+ *
+ * A configuration this kernel refuses (mode=self on 6.1-RT) is skipped
+ * by busy and prefork; the other sections need all three.
  *
  * --only runs the named sections alone (latency, parallel, spawn, cpu,
- * wake, cpusplit; 5. comes with 2. and 4.). --spawn-only is --only=spawn: make
+ * wake, cpusplit, busy, prefork; 5. comes with 2. and 4.). --spawn-only is --only=spawn: make
  * bench-icount runs it under QEMU's -icount, where guest time counts
  * instructions and host noise vanishes. --spawn-settle is the idle time
  * after each insmod or rmmod of 3. before its loops are timed (default
@@ -92,6 +100,8 @@ static const struct section_def {
 	{ NULL, -1, "drain: GiB per second of reaper CPU (from parallel and cpu)", drain, render_drain },
 	{ "wake", S_WAKE, "where the parent wakes from waitpid()", bench_wake, render_wake },
 	{ "cpusplit", S_CPUSPLIT, "where the reaper's extra CPU goes", bench_cpusplit, render_cpusplit },
+	{ "busy", S_BUSY, "memory back with a CPU burner on every CPU", bench_busy, render_busy },
+	{ "prefork", S_PREFORK, "a prefork server's fork() while its workers die, CPUs busy", bench_prefork, render_prefork },
 };
 #define NR_TABLE (sizeof(section_table) / sizeof(section_table[0]))
 #define ALL_SECTIONS ((1U << NR_SECTIONS) - 1)

@@ -408,6 +408,76 @@ void render_cpusplit(const struct results *res)
 	out_end();
 }
 
+void render_busy(const struct results *res)
+{
+	const struct busy_result *r = &res->busy;
+	int i, c;
+
+	out_text("\n8. %d children of %lu MiB killed together, a CPU burner on every CPU: memory back, ms, median (p90 / p99) of %d\n",
+		 BUSY_N, BUSY_MB, r->n);
+	out_text("%-10s | %-22s | %-22s | %-22s | %s\n", "burners",
+		 "sync", "reaper", "self", "reaper/sync, self/sync");
+	out_arr("busy", 0);
+	for (i = 0; i < NR_BUSY; i++) {
+		out_item();
+		out_int("burner_nice", "nice %-5ld |", r->nice[i]);
+		out_int("children", NULL, BUSY_N);
+		out_int("size_mb", NULL, BUSY_MB);
+		for (c = 0; c < NR_CFG; c++) {
+			if (!r->have[c]) {
+				out_text(" %-22s |", "refused here");
+				continue;
+			}
+			out_dist(cfg_name[c], " %7.1f (%5.1f / %5.1f) |",
+				 &r->back[i][c]);
+		}
+		for (c = REAPER; c < NR_CFG; c++)
+			if (r->have[c])
+				out_text(" %.2fx", r->back[i][c].med /
+					 r->back[i][SYNC].med);
+			else
+				out_text(" -");
+		out_text("\n");
+		out_end();
+	}
+	out_end();
+}
+
+void render_prefork(const struct results *res)
+{
+	const struct prefork_result *r = &res->prefork;
+	int c;
+
+	out_text("\n9. prefork server (%lu MiB of its own), %d workers of %lu MiB: fork() right after a worker was killed and reaped, a CPU burner on every CPU; ms over %d rounds of %d\n",
+		 r->base_mb, r->workers, PREFORK_MB, r->n, r->forks);
+	out_text("%-7s | %-26s | %-9s | %-8s | %s\n", "",
+		 "fork(): p50, p99, max", "deferred", "p99/sync",
+		 "respawn (kill to forked): p50, p99");
+	out_obj("prefork", 0);
+	out_int("workers", NULL, r->workers);
+	out_int("worker_mb", NULL, PREFORK_MB);
+	out_int("server_mb", NULL, r->base_mb);
+	for (c = 0; c < NR_CFG; c++) {
+		const struct dist *d = &r->fork[c];
+
+		if (!r->have[c]) {
+			out_text("%-7s | refused on this kernel\n", cfg_name[c]);
+			continue;
+		}
+		out_text("%-7s |", cfg_name[c]);
+		out_obj(cfg_name[c], 2);
+		out_dist("fork", NULL, d);
+		out_dist("respawn", NULL, &r->respawn[c]);
+		out_int("deferred", NULL, r->queued[c]);
+		out_end();
+		out_text(" %8.2f %8.2f %8.2f | %4ld/%-4d | %7.2fx | %8.2f %8.2f\n",
+			 d->med, d->p99, d->max, r->queued[c], d->n,
+			 d->p99 / r->fork[SYNC].p99, r->respawn[c].med,
+			 r->respawn[c].p99);
+	}
+	out_end();
+}
+
 void render_targets(const struct results *res)
 {
 	const struct target_result *t = &res->targets;

@@ -43,8 +43,9 @@ void check_targets(struct results *res)
 	for (i = 0; i < res->parallel.nr; i++)
 		if (res->parallel.rows[i].m == 8 && !res->parallel.rows[i].skipped)
 			par8 = &res->parallel.rows[i];
-	/* sections 6 and 7 (wake, cpusplit) have no target of their own */
-	t->heading = sections & ~(1U << S_WAKE | 1U << S_CPUSPLIT);
+	/* sections 6. to 9. have no target of their own */
+	t->heading = sections & ~(1U << S_WAKE | 1U << S_CPUSPLIT | 1U << S_BUSY |
+				1U << S_PREFORK);
 	for (c = REAPER; c <= SELF; c++) {
 		char what[128];
 

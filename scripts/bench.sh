@@ -94,7 +94,7 @@ fi
 	echo "# make bench KERNEL=$suite ($(date -u +%Y-%m-%d), host: $(nproc) CPUs,"
 	echo "# $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //'),"
 	echo "# QEMU $(qemu-system-x86_64 --version | head -1 | awk '{print $4}')" \
-	     "$accel, guest $mem)"
+	     "$accel, guest $mem${cmdline:+, kernel command line + $cmdline})"
 	cut_section TABLE JSON
 } > "$out/$KVER$tag.txt"
 cut_section JSON PLOT > "$out/$KVER$tag.json"

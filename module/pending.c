@@ -506,14 +506,12 @@ bool amt_hurried(void)
  *	after each nap)
  * @arg: for @waiting
  *
- * The give-way of both modes (pending.h, AMT_YIELD): sleeps in naps of
- * 100-200 us while this CPU has other tasks to run, until AMT_YIELD after
- * the current tick at most, plus the nap it is in, or until hurried.
- * TASK_IDLE: not load, and a dying task's pending SIGKILL does not end a
- * nap (6.1's usleep_idle_range() is 7.x's usleep_range_idle(): both call
- * usleep_range_state()). Asleep, a teardown takes nothing from them and
- * owes the scheduler nothing afterwards, which a period at nice 19 does
- * on 6.1's CFS (docs/design.md, "The give-way"). On an idle CPU: one read.
+ * The give-way of both modes (AMT_YIELD): naps of 100-200 us while this
+ * CPU has other tasks to run, until AMT_YIELD after the current tick at
+ * most, plus the nap it is in, or until hurried. TASK_IDLE: not load, and
+ * a dying task's pending SIGKILL does not end a nap (6.1's
+ * usleep_idle_range() is 7.x's usleep_range_idle(): both call
+ * usleep_range_state()). On an idle CPU: one read.
  */
 void amt_give_way(bool (*waiting)(void *), void *arg)
 {

@@ -66,7 +66,9 @@ struct amt_entry {
  * at the dying task's nice (self.c), or the reapers at the catch-up nice
  * of the teardowns they have (reaper.c, amt_catchup_nice()). Ended at once
  * when reclaim, the OOM notifier or a drain asks for the memory
- * (amt_hurry()). docs/design.md, "The give-way".
+ * (amt_hurry()). Asleep, not at nice 19: on 6.1's CFS a task reniced
+ * after a nice-19 period keeps the vruntime it gained there and waits it
+ * off behind its neighbours (docs/design.md, "The give-way").
  */
 #define AMT_YIELD	(HZ / 100 ?: 1)
 

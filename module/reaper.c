@@ -48,10 +48,8 @@ static bool amt_reaper_work_left(void)
  * the dead tasks whose teardowns they have would have had inline; while
  * reclaim, the OOM notifier, a memcg charge or a drain waits for the
  * memory, at most the nice of whoever waits, and at most 0 (amt_press,
- * dropped when no work is left: AMT_NO_PRESS). Never nice 19 with work:
- * the give-way is asleep (amt_give_way()), since on 6.1's CFS a thread
- * that ran at nice 19 and is then reniced carries the vruntime it gained
- * there and waits it off (docs/design.md, "The give-way").
+ * dropped when no work is left: AMT_NO_PRESS). Never nice 19 with work
+ * (AMT_YIELD says why).
  */
 #define AMT_NO_PRESS	(MAX_NICE + 1)
 static DEFINE_SPINLOCK(amt_nice_lock);
@@ -317,11 +315,10 @@ int amt_reaper_drain(unsigned int timeout_ms)
 
 	amt_reaper_handoff(AMT_HANDOFF_STUCK);
 	/*
-	 * Someone waits for the queue now: the reapers run at normal
-	 * priority until it is empty (at nice 19 a busy machine's CPU hogs
-	 * starve them: a drain under two CPU burners on the debug kernel
-	 * took minutes), and are woken also for exits queued quietly whose
-	 * task is still on its way to (or stuck before) exit_notify().
+	 * Someone waits for the queue now: the reapers run at the drainer's
+	 * priority (0 at least) until it is empty, and are woken also for
+	 * exits queued quietly whose task is still on its way to (or stuck
+	 * before) exit_notify().
 	 */
 	amt_reaper_wake_owed();
 	amt_reaper_boost();

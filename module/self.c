@@ -123,10 +123,9 @@ void amt_self_teardown(struct task_struct *tsk)
 	struct amt_entry *e;
 
 	/*
-	 * The give-way (pending.h): only a task that owns a stash waits,
-	 * and it stops when the stash is gone (handed off). Its memory is
-	 * not out of reach meanwhile: the entry is still stashed, counted
-	 * and reachable by the hand-off, OOM, reclaim and unload.
+	 * Only a task that owns a stash gives way, until the stash is gone
+	 * (handed off): meanwhile it is still counted and reachable by the
+	 * hand-off, OOM, reclaim and unload.
 	 */
 	amt_give_way(amt_self_waiting, tsk);
 	/*

@@ -3,7 +3,7 @@
  * The shrinker's scan, run by kswapd and every direct reclaimer exactly
  * under pressure, costs the same with a long queue as with none: it hands
  * off the stashes (their own list) and boosts the reapers (a few threads),
- * and walks nothing per queued mm. Its time (shrinker_scan_ns) during
+ * and walks nothing per queued mm. Its time (shrinker_scan_ns) in each
  * drop_caches=2 (shrink_slab() on every node), the one reaper stuck in
  * the fixture's notifier so that the queue stays: with nothing queued,
  * then with N small mms queued.
@@ -21,19 +21,27 @@
 #define SCANS 30
 #define SMALL_KB 1024
 
-/* @scans drop_caches=2: the mean time of the scans they made, ns */
-static uint64_t scan_ns(int scans)
+/*
+ * @drops drop_caches=2, each timed by the counters: the median of their
+ * mean scan times, ns. A median: a scan preempted once (a timer thread on
+ * PREEMPT_RT, the reaper) would carry its wait into a mean of all.
+ */
+static uint64_t scan_ns(int drops)
 {
-	long n0 = amt_stat("shrinker_scans"), ns0 = amt_stat("shrinker_scan_ns");
-	long n;
+	uint64_t v[SCANS];
+	long n, n0, ns0;
 	int i;
 
-	for (i = 0; i < scans; i++)
+	for (i = 0; i < drops; i++) {
+		n0 = amt_stat("shrinker_scans");
+		ns0 = amt_stat("shrinker_scan_ns");
 		amt_assert(!amt_write_file("/proc/sys/vm/drop_caches", "2"),
 			   "drop_caches");
-	n = amt_stat("shrinker_scans") - n0;
-	amt_assert(n >= scans, "%ld scans for %d drop_caches", n, scans);
-	return (amt_stat("shrinker_scan_ns") - ns0) / n;
+		n = amt_stat("shrinker_scans") - n0;
+		amt_assert(n >= 1, "drop_caches=2 made no scan");
+		v[i] = (amt_stat("shrinker_scan_ns") - ns0) / n;
+	}
+	return amt_median(v, drops);
 }
 
 /* A small process that exits on its own: deferred (thresh_pages is low). */
@@ -91,7 +99,7 @@ static void run(void)
 		   "%ld of %d small exits queued, pending_mms %ld",
 		   amt_stat("queued") - q0, N, p);
 	busy_ns = scan_ns(SCANS);
-	amt_note("the shrinker's scan: %.1f us with nothing queued, %.1f us with %ld queued (means of %d or more)",
+	amt_note("the shrinker's scan: %.1f us with nothing queued, %.1f us with %ld queued (medians of %d)",
 		 idle_ns / 1e3, busy_ns / 1e3, p, SCANS);
 
 	amt_write_file(AMT_HELPER "stall", "0");

@@ -201,8 +201,8 @@ int amt_mode = AMT_MODE_SELF;
 static bool amt_mode_given;
 
 /* Set at load (amt_params_mode_at_load()): see there. */
-static const char *amt_self_refused;
-static const char *amt_self_cost;
+static const char *amt_self_refused_why;
+static const char *amt_self_cost_why;
 
 static const char *const amt_mode_names[] = {
 	[AMT_MODE_REAPER] = "reaper",
@@ -218,14 +218,14 @@ static int amt_mode_set(const char *val, const struct kernel_param *kp)
 		return -EINVAL;
 	}
 	/* At load the kernel is not known yet: amt_params_mode_at_load(). */
-	if (m == AMT_MODE_SELF && READ_ONCE(amt_live) && amt_self_refused) {
+	if (m == AMT_MODE_SELF && READ_ONCE(amt_live) && amt_self_refused_why) {
 		pr_err("mode: invalid value 'self': %s; use reaper\n",
-		       amt_self_refused);
+		       amt_self_refused_why);
 		return -EINVAL;
 	}
-	if (m == AMT_MODE_SELF && READ_ONCE(amt_live) && amt_self_cost)
+	if (m == AMT_MODE_SELF && READ_ONCE(amt_live) && amt_self_cost_why)
 		pr_notice_once("mode=self as asked, although %s\n",
-			       amt_self_cost);
+			       amt_self_cost_why);
 	WRITE_ONCE(amt_mode, m);
 	amt_mode_given = true;
 	return 0;
@@ -289,8 +289,8 @@ void amt_params_defaults(void)
  */
 int amt_params_mode_at_load(const char *refused, const char *cost)
 {
-	amt_self_refused = refused;
-	amt_self_cost = cost;
+	amt_self_refused_why = refused;
+	amt_self_cost_why = cost;
 	if (amt_mode != AMT_MODE_SELF || (!refused && !cost))
 		return 0;
 	if (refused && amt_mode_given) {

@@ -134,13 +134,10 @@ static inline unsigned long amt_mm_counter_exact(struct mm_struct *mm,
 }
 
 /*
- * Does a dying task keep its cgroup populated until its final context
- * switch (v7.0: cgroup_task_dead())? Then a teardown in the task after
- * exit_notify() (mode=self) keeps its cgroup populated until it ends,
- * where up to v6.x cgroup_exit() had emptied the cgroup before
- * exit_notify().
+ * v7.0: a dying task leaves its cgroup only at its final context switch
+ * (cgroup_task_dead()); up to v6.x, in cgroup_exit() before exit_notify().
  */
-static inline bool amt_self_holds_cgroup(void)
+static inline bool amt_cgroup_unlinked_at_death(void)
 {
 #ifdef AMT_HAVE_CGROUP_TASK_DEAD
 	return IS_ENABLED(CONFIG_CGROUPS);
@@ -150,17 +147,13 @@ static inline bool amt_self_holds_cgroup(void)
 }
 
 /*
- * Does a dying task hold up every RCU-tasks grace period from before
- * exit_notify() to its end? In 6.1 (not in 6.12), do_exit() takes
- * tasks_rcu_exit_srcu for reading in exit_tasks_rcu_start(), before
- * exit_notify(), and drops it in exit_tasks_rcu_finish(), and
- * synchronize_rcu_tasks() does synchronize_srcu() on it: a teardown after
- * exit_notify() (mode=self) delays it for as long as it runs or sleeps,
- * where one in exit_mm() delays it only while it runs. Later kernels keep
- * exiting tasks on per-CPU lists, where a sleeping one is quiescent;
- * exit_tasks_rcu_stop() is declared only in the SRCU scheme.
+ * 6.1's RCU-tasks exit scheme: do_exit() takes tasks_rcu_exit_srcu for
+ * reading in exit_tasks_rcu_start(), before exit_notify(), until
+ * exit_tasks_rcu_finish() at its end, and synchronize_rcu_tasks() does
+ * synchronize_srcu() on it. 6.12 and later keep exiting tasks on per-CPU
+ * lists instead; exit_tasks_rcu_stop() is declared only in the SRCU scheme.
  */
-static inline bool amt_self_holds_tasks_rcu(void)
+static inline bool amt_exit_holds_tasks_rcu(void)
 {
 #ifdef AMT_HAVE_EXIT_TASKS_RCU_STOP
 	return IS_ENABLED(CONFIG_TASKS_RCU);
@@ -179,34 +172,16 @@ static inline bool amt_mm_has_aio(struct mm_struct *mm)
 #endif
 }
 
-/*
- * May a function whose fentry call ftrace reports at @off bytes past its
- * symbol, starting with @insn (its first 4 bytes), be called through a
- * pointer? x86 builds with IBT (7.x in Debian) start every function with
- * endbr64 and "seal" those whose address is never taken at boot (the endbr
- * becomes a 4-byte nop, which version's nop varies): an indirect call to a
- * sealed function faults where the CPU enforces IBT. With kCFI (clang) the
- * call would be checked against a type hash we cannot vouch for.
- */
-#define AMT_ENDBR64		0xfa1e0ff3U	/* f3 0f 1e fa */
-#define AMT_ENDBR_SEALED_61	0x001f0f66U	/* osp nopl (%rax), v6.1 */
-#define AMT_ENDBR_SEALED	0xd6401f0fU	/* nopl -42(%rax), v6.2+ */
-static inline bool amt_indirect_callable(unsigned long off, u32 insn)
+/* Does the kernel check indirect calls against a type hash (kCFI)? */
+#define amt_kcfi()	(IS_ENABLED(CONFIG_CFI_CLANG) || IS_ENABLED(CONFIG_CFI))
+
+/* Does the CPU enforce IBT for this kernel (x86, 6.2+ builds with it)? */
+static inline bool amt_ibt_enforced(void)
 {
-	if (IS_ENABLED(CONFIG_CFI_CLANG) || IS_ENABLED(CONFIG_CFI))
-		return false;
-	if (!off)
-		return true;
-	if (off != 4)
-		return false;
-	if (insn == AMT_ENDBR64)
-		return true;
-	if (insn != AMT_ENDBR_SEALED_61 && insn != AMT_ENDBR_SEALED)
-		return false;
 #ifdef CONFIG_X86_KERNEL_IBT
-	return !cpu_feature_enabled(X86_FEATURE_IBT);
+	return cpu_feature_enabled(X86_FEATURE_IBT);
 #else
-	return true;
+	return false;
 #endif
 }
 

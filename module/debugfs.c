@@ -17,8 +17,9 @@
 static struct dentry *amt_debugfs_dir;
 
 /*
- * The value of each line of interface.h's AMT_STAT_LIST(), by name: a line
- * without one does not build, and no line is printed that is not there.
+ * The value of each MODULE line of interface.h's AMT_STAT_LIST(), by name
+ * (a PERCPU line is its counter): a line without one does not build, and
+ * no line is printed that is not there.
  */
 #define AMT_V_queued			v[AMT_DEFER]
 /* every final exit drop torn down inline, for any reason */
@@ -35,36 +36,10 @@ static struct dentry *amt_debugfs_dir;
 #define AMT_V_rejected_budget		v[AMT_REJECT_BUDGET]
 #define AMT_V_rejected_nomem		v[AMT_REJECT_NOMEM]
 /* every deferred teardown that ended, whoever ran it */
-#define AMT_V_reaped		(v[AMT_STAT_REAPED_REAPER] + v[AMT_STAT_REAPED_SELF])
-#define AMT_V_reaped_by_reaper		v[AMT_STAT_REAPED_REAPER]
-#define AMT_V_reaped_by_self		v[AMT_STAT_REAPED_SELF]
-#define AMT_V_reaped_pages		v[AMT_STAT_REAPED_PAGES]
+#define AMT_V_reaped		(v[AMT_STAT_reaped_by_reaper] + v[AMT_STAT_reaped_by_self])
 #define AMT_V_pending_mms		amt_pending_mms()
 #define AMT_V_pending_pages		amt_pending_pages()
 #define AMT_V_pending_pages_peak	amt_pending_pages_peak()
-#define AMT_V_handoffs			v[AMT_STAT_HANDOFFS]
-#define AMT_V_drains			v[AMT_STAT_DRAINS]
-#define AMT_V_drain_timeouts		v[AMT_STAT_DRAIN_TIMEOUTS]
-#define AMT_V_oom_victims_marked	v[AMT_STAT_OOM_MARKED]
-#define AMT_V_oom_sharer_caught		v[AMT_STAT_OOM_SHARER]
-#define AMT_V_oom_drains		v[AMT_STAT_OOM_DRAINS]
-#define AMT_V_oom_freed_pages		v[AMT_STAT_OOM_FREED_PAGES]
-#define AMT_V_shrinker_scans		v[AMT_STAT_SHRINKER_SCANS]
-#define AMT_V_shrinker_scan_ns		v[AMT_STAT_SHRINKER_SCAN_NS]
-#define AMT_V_memcg_tight		v[AMT_STAT_MEMCG_TIGHT]
-#define AMT_V_memcg_waits		v[AMT_STAT_MEMCG_WAITS]
-#define AMT_V_memcg_wait_ns		v[AMT_STAT_MEMCG_WAIT_NS]
-#define AMT_V_self_ns_total		v[AMT_STAT_SELF_NS]
-#define AMT_V_self_mempolicy		v[AMT_STAT_SELF_MEMPOLICY]
-#define AMT_V_self_notifier		v[AMT_STAT_SELF_NOTIFIER]
-#define AMT_V_wake_fallback		v[AMT_STAT_WAKE_FALLBACK]
-#define AMT_V_to_leader		v[AMT_STAT_TO_LEADER]
-#define AMT_V_to_leader_back		v[AMT_STAT_TO_LEADER_BACK]
-#define AMT_V_exit_not_last		v[AMT_STAT_NOT_LAST]
-#define AMT_V_exit_preempted		v[AMT_STAT_PREEMPTED]
-#define AMT_V_exit_late			v[AMT_STAT_LATE]
-#define AMT_V_exit_late_foreign		v[AMT_STAT_LATE_FOREIGN]
-#define AMT_V_late_users		v[AMT_STAT_LATE_USERS]
 #define AMT_V_exit_site_known		amt_hook_site_known()
 #define AMT_V_reaper_pid		(reaper ? reaper->pid : 0)
 #define AMT_V_reaper_threads		amt_reaper_count()
@@ -72,8 +47,10 @@ static struct dentry *amt_debugfs_dir;
 #define AMT_V_teardown_ns_total		amt_stat_teardown_ns_total()
 #define AMT_V_teardown_ns_max		amt_stat_teardown_ns_max()
 
-#define AMT_STAT_LINE(name, kind, unit, metric, label, help) \
-	seq_printf(m, #name " %lld\n", (long long)(AMT_V_##name));
+#define AMT_V_PERCPU(name)	v[AMT_STAT_##name]
+#define AMT_V_MODULE(name)	AMT_V_##name
+#define AMT_STAT_LINE(name, kind, src, unit, metric, label, help) \
+	seq_printf(m, #name " %lld\n", (long long)(AMT_V_##src(name)));
 
 static int amt_stats_show(struct seq_file *m, void *unused)
 {

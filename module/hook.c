@@ -23,31 +23,22 @@
 #include <linux/topology.h>
 #include "amt_trace.h"
 #include "hook.h"
+#include "memcg.h"
 #include "oom.h"
 #include "params.h"
 #include "pending.h"
 #include "reaper.h"
 #include "redirect.h"
 #include "self.h"
+#include "stash.h"
 #include "stats.h"
 
-static DEFINE_PER_CPU(long, amt_mmput_inflight);
-static void notrace amt_mmput_ftrace(unsigned long ip, unsigned long parent_ip,
-				     struct ftrace_ops *ops,
-				     struct ftrace_regs *fregs);
-
-static struct amt_redirect amt_mmput_redirect = {
-	/*
-	 * PERMANENT (in AMT_REDIRECT_FLAGS): kernel.ftrace_enabled=0 would
-	 * otherwise silently turn the hook off; with it, that sysctl write
-	 * fails while we are loaded.
-	 */
-	.ops = {
-		.func = amt_mmput_ftrace,
-		.flags = AMT_REDIRECT_FLAGS,
-	},
-	.inflight = &amt_mmput_inflight,
-};
+/*
+ * PERMANENT (in AMT_REDIRECT_FLAGS): kernel.ftrace_enabled=0 would
+ * otherwise silently turn the hook off; with it, that sysctl write fails
+ * while we are loaded.
+ */
+AMT_DEFINE_REDIRECT(amt_mmput_redirect, amt_mmput_ftrace, NULL);
 
 /*
  * Release the executable as __mmput() would with set_mm_exe_file(mm, NULL),
@@ -72,78 +63,21 @@ static void amt_release_exe(struct mm_struct *mm)
 }
 
 /*
- * The shmem pages whose last reference @mm's mappings may hold, at most:
- * the pages in memory of the unlinked shmem files it maps (memfd, MAP_SHARED
- * anonymous memory, SysV segments, a tmpfs file deleted while mapped),
- * mapped by it or not; a file still linked in a tmpfs keeps its pages
- * after its last fput() anyway. Those pages are freed at the
- * file's last fput(), after a deferred teardown (amt_decide()). Resident
- * pages (nrpages), not the file's size: a sparse memfd (a JVM's heap
- * reservation) charges the memcg only for what it holds. A file mapped
- * several times (one heap in several views) is counted once when its
- * mappings follow each other or it is among the last AMT_SHMEM_SEEN files
- * seen, otherwise again: too much only ever keeps an exit inline. The
- * walk only reads: the caller holds the last mm_users reference, so
- * nothing maps or unmaps; it does not wait for the lock (khugepaged, a
- * /proc reader), and without it the bound is unknown, ULONG_MAX.
+ * Stash @e for current (self) or queue it for the reaper. A thread dying
+ * before its exiting group leader leaves it to the leader instead, in
+ * both modes (amt_stash_leader()).
  */
-#define AMT_SHMEM_SEEN 4
-static unsigned long amt_mm_shmem_bound(struct mm_struct *mm)
+static void amt_defer_exit(struct amt_entry *e, bool self)
 {
-	struct address_space *seen[AMT_SHMEM_SEEN] = { NULL };
-	struct address_space *m;
-	struct vm_area_struct *vma;
-	unsigned long pages = 0, n;
-	unsigned int i, next = 0;
-	VMA_ITERATOR(vmi, mm, 0);
+	struct task_struct *leader = amt_stash_leader();
 
-	if (!mmap_read_trylock(mm))
-		return ULONG_MAX;
-	for_each_vma(vmi, vma) {
-		if (!vma->vm_file || !shmem_file(vma->vm_file))
-			continue;
-		/* a file with a name keeps its pages after the last fput() */
-		if (file_inode(vma->vm_file)->i_nlink)
-			continue;
-		m = vma->vm_file->f_mapping;
-		for (i = 0; i < AMT_SHMEM_SEEN && seen[i] != m; i++)
-			;
-		if (i < AMT_SHMEM_SEEN)
-			continue;
-		seen[next++ % AMT_SHMEM_SEEN] = m;
-		n = READ_ONCE(m->nrpages);
-		pages = pages + n < pages ? ULONG_MAX : pages + n;
-	}
-	mmap_read_unlock(mm);
-	return pages;
-}
-
-/*
- * Would some memcg on the exiting task's path (@room: amt_memcg_room())
- * lack room for what a deferral keeps charged beyond the memcg wait
- * (amt_decide(): the wait cannot see shmem)? Only a limited path is worth
- * the walk.
- */
-static bool amt_memcg_shmem_full(struct mm_struct *mm, unsigned long room,
-				 bool waits)
-{
-	unsigned long pages, anon;
-
-	if (room == ULONG_MAX)
-		return false;
-	pages = amt_mm_shmem_bound(mm);
-	if (!pages)
-		return false;
-	/*
-	 * Without the wait nothing comes back before the files: room for the
-	 * anonymous pages beside them (not the RSS: it has the mapped shmem
-	 * again, and file pages that no teardown frees).
-	 */
-	if (!waits) {
-		anon = amt_mm_counter_exact(mm, MM_ANONPAGES);
-		pages = pages > ULONG_MAX - anon ? ULONG_MAX : pages + anon;
-	}
-	return pages > room;
+	/* (only notify.c's hook would take it for the reaper) */
+	if (!self && leader && amt_reaper_wakes_late())
+		e->to_reaper = true;
+	if (!self && !e->to_reaper)
+		amt_reaper_queue_exit(e);
+	else if (!amt_stash(e, leader))
+		amt_reaper_owe_wake();
 }
 
 /*
@@ -160,7 +94,6 @@ static bool amt_try_defer(struct mm_struct *mm)
 	};
 	/* every final drop forgets its mm in the OOM ring (oom.c) */
 	bool oom_ring = amt_oom_ring_take(mm);
-	unsigned long room;
 	struct amt_entry *e;
 	enum amt_verdict v;
 	bool self;
@@ -176,11 +109,7 @@ static bool amt_try_defer(struct mm_struct *mm)
 			facts.oom = amt_oom_involved(current, mm, oom_ring);
 			facts.pressure = amt_under_pressure();
 			facts.low_memory = amt_low_memory();
-			room = amt_memcg_room(current);
-			facts.memcg_full = facts.rss > room;
-			facts.memcg_waits = amt_pending_memcg_visible();
-			facts.memcg_shmem_full =
-				amt_memcg_shmem_full(mm, room, facts.memcg_waits);
+			amt_memcg_facts(mm, facts.rss, &facts);
 			facts.aio = amt_mm_has_aio(mm);
 		}
 	}
@@ -213,12 +142,9 @@ static bool amt_try_defer(struct mm_struct *mm)
 	amt_stat_inc(AMT_DEFER);
 	/* room for one: the replacement's charges will wait for it (oom.c) */
 	if (facts.memcg_full)
-		amt_stat_inc(AMT_STAT_MEMCG_TIGHT);
+		amt_stat_inc(AMT_STAT_memcg_tight);
 	trace_mm_reaper_queue(current, facts.rss, numa_node_id(), self);
-	if (self)
-		amt_self_stash(e, amt_self_leader());
-	else
-		amt_reaper_queue_exit(e, amt_self_leader());
+	amt_defer_exit(e, self);
 	return true;
 sync:
 	amt_stat_inc(v);
@@ -359,7 +285,7 @@ static void amt_mmput_exit(struct mm_struct *mm)
 	 * swapoff only means that whoever drops last tears down.
 	 */
 	if (atomic_add_unless(&mm->mm_users, -1, 1)) {
-		amt_stat_inc(AMT_STAT_NOT_LAST);
+		amt_stat_inc(AMT_STAT_exit_not_last);
 		goto out;
 	}
 	/* The last reference, exit_mm()'s: the process's record is done. */
@@ -383,9 +309,9 @@ static void amt_mmput_late(struct mm_struct *mm)
 {
 	might_sleep();
 	if (atomic_add_unless(&mm->mm_users, -1, 1)) {
-		amt_stat_inc(AMT_STAT_NOT_LAST);
+		amt_stat_inc(AMT_STAT_exit_not_last);
 	} else if (!amt_late_take(mm)) {
-		amt_stat_inc(AMT_STAT_LATE_FOREIGN);
+		amt_stat_inc(AMT_STAT_exit_late_foreign);
 		mmput(mm);
 	} else if (!amt_try_defer(mm)) {
 		mmput(mm);
@@ -405,42 +331,24 @@ static unsigned long amt_site_start, amt_site_end;
 static atomic_t amt_site_misses = ATOMIC_INIT(0);
 #define AMT_SITE_MAX_MISSES 1000
 
-static bool amt_site_name(const char *sym)
-{
-	static const char *const names[] = { "do_exit", "exit_mm" };
-	size_t i, n;
-
-	for (i = 0; i < ARRAY_SIZE(names); i++) {
-		n = strlen(names[i]);
-		/* "do_exit+0x321/0x9a0", or a GCC variant ("exit_mm.isra.0+") */
-		if (!strncmp(sym, names[i], n) &&
-		    (sym[n] == '+' || sym[n] == '.'))
-			return true;
-	}
-	return false;
-}
-
 /* From the callback: learn the site from @ret if it is in do_exit/exit_mm. */
 static noinline __cold void amt_site_learn(unsigned long ret)
 {
+	static const char *const names[] = { "do_exit", "exit_mm", NULL };
+	unsigned long start, end;
 	char sym[KSYM_SYMBOL_LEN];
-	unsigned long off, size;
-	const char *plus;
 
 	if (atomic_read(&amt_site_misses) >= AMT_SITE_MAX_MISSES)
 		return;
-	sprint_symbol(sym, ret);
-	plus = strchr(sym, '+');
-	if (!amt_site_name(sym) || !plus ||
-	    sscanf(plus, "+%lx/%lx", &off, &size) != 2 || off >= size) {
+	if (!amt_symbol_bounds(ret, names, true, &start, &end, sym)) {
 		if (atomic_inc_return(&amt_site_misses) == AMT_SITE_MAX_MISSES)
 			pr_warn("exit_mm()'s call site not found in %d exiting tasks' mmput() calls (the last from %s): exits are recognised by active_mm\n",
 				AMT_SITE_MAX_MISSES, sym);
 		return;
 	}
-	WRITE_ONCE(amt_site_end, ret - off + size);
+	WRITE_ONCE(amt_site_end, end);
 	/* a reader that sees start sees end */
-	smp_store_release(&amt_site_start, ret - off);
+	smp_store_release(&amt_site_start, start);
 }
 
 static bool amt_at_site(unsigned long ret)
@@ -514,9 +422,9 @@ static void notrace amt_mmput_ftrace(unsigned long ip, unsigned long parent_ip,
 	 */
 	if (amt_at_site(parent_ip)) {
 		if (tsk->active_mm != mm)
-			amt_stat_inc(AMT_STAT_PREEMPTED);
+			amt_stat_inc(AMT_STAT_exit_preempted);
 	} else if (amt_hook_site_known()) {
-		amt_stat_inc(AMT_STAT_LATE);
+		amt_stat_inc(AMT_STAT_exit_late);
 		target = amt_mmput_late;
 	} else if (tsk->active_mm != mm) {
 		goto out;

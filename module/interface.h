@@ -6,10 +6,13 @@
  * (tools/amtctl) and the guest tests (tools/lib/amt_guest.h) all include this
  * same file; tests/unit/test_interface.c checks it on the host.
  *
- * AMT_STAT_LIST(X) expands X(name, kind, unit, metric, label, help) once per
- * stats line, in the order the module prints them:
+ * AMT_STAT_LIST(X) expands X(name, kind, src, unit, metric, label, help)
+ * once per stats line, in the order the module prints them:
  *   name    the key in the stats file
  *   kind    COUNTER (only grows while loaded) or GAUGE
+ *   src     PERCPU: a per-CPU counter of the module, AMT_STAT_<name>, that
+ *           one place increments (the module's enum amt_stat is generated
+ *           from these lines); MODULE: a value debugfs.c computes
  *   unit    what one is: exits, calls, pages, mms, ns, pid, threads, bool
  *   metric  the Prometheus name after "async_mm_teardown_" (ns are
  *           exported in seconds, so their metric says seconds)
@@ -31,102 +34,114 @@
 #define AMT_INTERFACE_H
 
 #define AMT_STAT_LIST(X)							\
-	X(queued, COUNTER, exits, "queued_total", "",			\
+	X(queued, COUNTER, MODULE, exits, "queued_total", "",			\
 	  "Exits whose address-space teardown was deferred (to the dying task after exit_notify() or to an mm_reaper thread).") \
-	X(sync, COUNTER, exits, "sync_total", "",			\
+	X(sync, COUNTER, MODULE, exits, "sync_total", "",			\
 	  "Final exit drops torn down inline on the exit path, for any reason.") \
-	X(rejected, COUNTER, exits, "rejected_all_total", "",		\
+	X(rejected, COUNTER, MODULE, exits, "rejected_all_total", "",		\
 	  "Inline teardowns a safety gate sent back: the sum of async_mm_teardown_rejected_total over reason.") \
-	X(sync_disabled, COUNTER, exits, "sync_disabled_total", "",	\
+	X(sync_disabled, COUNTER, MODULE, exits, "sync_disabled_total", "",	\
 	  "Inline teardowns because the module is disabled (enabled=0).") \
-	X(sync_small, COUNTER, exits, "sync_small_total", "",		\
+	X(sync_small, COUNTER, MODULE, exits, "sync_small_total", "",		\
 	  "Inline teardowns because the resident set was below thresh_pages.") \
-	X(rejected_oom_victim, COUNTER, exits, "rejected_total", "oom_victim", \
+	X(rejected_oom_victim, COUNTER, MODULE, exits, "rejected_total", "oom_victim", \
 	  "Inline teardowns a safety gate sent back, by reason.")	\
-	X(rejected_pressure, COUNTER, exits, "rejected_total", "pressure", \
+	X(rejected_pressure, COUNTER, MODULE, exits, "rejected_total", "pressure", \
 	  "Inline teardowns a safety gate sent back, by reason.")	\
-	X(rejected_low_memory, COUNTER, exits, "rejected_total", "low_memory", \
+	X(rejected_low_memory, COUNTER, MODULE, exits, "rejected_total", "low_memory", \
 	  "Inline teardowns a safety gate sent back, by reason.")	\
-	X(rejected_memcg, COUNTER, exits, "rejected_total", "memcg",	\
+	X(rejected_memcg, COUNTER, MODULE, exits, "rejected_total", "memcg",	\
 	  "Inline teardowns a safety gate sent back, by reason.")	\
-	X(rejected_aio, COUNTER, exits, "rejected_total", "aio",	\
+	X(rejected_aio, COUNTER, MODULE, exits, "rejected_total", "aio",	\
 	  "Inline teardowns a safety gate sent back, by reason.")	\
-	X(rejected_budget, COUNTER, exits, "rejected_total", "budget",	\
+	X(rejected_budget, COUNTER, MODULE, exits, "rejected_total", "budget",	\
 	  "Inline teardowns a safety gate sent back, by reason.")	\
-	X(rejected_nomem, COUNTER, exits, "rejected_total", "nomem",	\
+	X(rejected_nomem, COUNTER, MODULE, exits, "rejected_total", "nomem",	\
 	  "Inline teardowns a safety gate sent back, by reason.")	\
-	X(reaped, COUNTER, mms, "reaped_total", "",			\
+	X(reaped, COUNTER, MODULE, mms, "reaped_total", "",			\
 	  "Deferred teardowns that ended, whoever ran them: queued = reaped + pending_mms whenever no exit is being counted (the lines are read one by one, not as one snapshot).") \
-	X(reaped_by_reaper, COUNTER, mms, "reaped_by_reaper_total", "", \
+	X(reaped_by_reaper, COUNTER, PERCPU, mms, "reaped_by_reaper_total", "", \
 	  "Deferred teardowns run by an mm_reaper thread.")		\
-	X(reaped_by_self, COUNTER, mms, "reaped_by_self_total", "",	\
+	X(reaped_by_self, COUNTER, PERCPU, mms, "reaped_by_self_total", "",	\
 	  "Deferred teardowns run by the dying task itself (mode=self).") \
-	X(reaped_pages, COUNTER, pages, "reaped_pages_total", "",	\
+	X(reaped_pages, COUNTER, PERCPU, pages, "reaped_pages_total", "",	\
 	  "Freeable (anonymous and swap) pages of the deferred address spaces torn down.") \
-	X(pending_mms, GAUGE, mms, "pending_mms", "",			\
+	X(pending_mms, GAUGE, MODULE, mms, "pending_mms", "",			\
 	  "Address spaces deferred and not yet torn down (stashed, queued or running).") \
-	X(pending_pages, GAUGE, pages, "pending_pages", "",		\
+	X(pending_pages, GAUGE, MODULE, pages, "pending_pages", "",		\
 	  "Freeable (anonymous and swap) pages of the deferred address spaces.") \
-	X(pending_pages_peak, GAUGE, pages, "pending_pages_peak", "",	\
+	X(pending_pages_peak, GAUGE, MODULE, pages, "pending_pages_peak", "",	\
 	  "Highest pending_pages since load or the last max_pending_pages write.") \
-	X(handoffs, COUNTER, mms, "handoffs_total", "",		\
+	X(handoffs, COUNTER, PERCPU, mms, "handoffs_total", "",		\
 	  "Self-mode stashes an mm_reaper took over: their task was late, stuck, or the module was unloading, OOM or reclaim needed the memory.") \
-	X(drains, COUNTER, calls, "drains_total", "",			\
+	X(drains, COUNTER, PERCPU, calls, "drains_total", "",			\
 	  "Writes to the drain file.")					\
-	X(drain_timeouts, COUNTER, calls, "drain_timeouts_total", "",	\
+	X(drain_timeouts, COUNTER, PERCPU, calls, "drain_timeouts_total", "",	\
 	  "Drains that ended before what was deferred before them was torn down (timeout or signal).") \
-	X(oom_victims_marked, COUNTER, mms, "oom_victims_marked_total", "", \
+	X(oom_victims_marked, COUNTER, PERCPU, mms, "oom_victims_marked_total", "", \
 	  "OOM victims' address spaces seen being marked by the OOM killer.") \
-	X(oom_sharer_caught, COUNTER, exits, "oom_sharer_caught_total", "", \
+	X(oom_sharer_caught, COUNTER, PERCPU, exits, "oom_sharer_caught_total", "", \
 	  "Final drops of an OOM victim's address space by a sharer, kept inline.") \
-	X(oom_drains, COUNTER, calls, "oom_drains_total", "",		\
+	X(oom_drains, COUNTER, PERCPU, calls, "oom_drains_total", "",		\
 	  "OOM killer calls that waited for deferred memory to be freed.") \
-	X(oom_freed_pages, COUNTER, pages, "oom_freed_pages_total", "",	\
+	X(oom_freed_pages, COUNTER, PERCPU, pages, "oom_freed_pages_total", "",	\
 	  "Pages reported freed to the OOM killer.")			\
-	X(shrinker_scans, COUNTER, calls, "shrinker_scans_total", "",	\
+	X(shrinker_scans, COUNTER, PERCPU, calls, "shrinker_scans_total", "",	\
 	  "Calls of the module's shrinker under memory reclaim.")	\
-	X(shrinker_scan_ns, COUNTER, ns, "shrinker_scan_seconds_total", "", \
+	X(shrinker_scan_ns, COUNTER, PERCPU, ns, "shrinker_scan_seconds_total", "", \
 	  "Time reclaim spent in the module's shrinker scans.")		\
-	X(memcg_tight, COUNTER, exits, "memcg_tight_total", "",	\
+	X(memcg_tight, COUNTER, PERCPU, exits, "memcg_tight_total", "",	\
 	  "Exits deferred although their memcg lacked room to keep them charged next to a replacement: a charge at memory.max there waits for their teardown.") \
-	X(memcg_waits, COUNTER, calls, "memcg_waits_total", "",	\
+	X(memcg_waits, COUNTER, PERCPU, calls, "memcg_waits_total", "",	\
 	  "memcg reclaim calls (a charge at memory.max) that waited for deferred teardowns of their memcg.") \
-	X(memcg_wait_ns, COUNTER, ns, "memcg_wait_seconds_total", "", \
+	X(memcg_wait_ns, COUNTER, PERCPU, ns, "memcg_wait_seconds_total", "", \
 	  "Time charges at memory.max spent waiting for deferred teardowns.") \
-	X(self_ns_total, COUNTER, ns, "self_seconds_total", "",	\
+	X(self_ns_total, COUNTER, PERCPU, ns, "self_seconds_total", "",	\
 	  "Time the dying tasks spent tearing down their own address spaces (mode=self).") \
-	X(self_mempolicy, COUNTER, exits, "self_mempolicy_total", "",	\
+	X(self_mempolicy, COUNTER, PERCPU, exits, "self_mempolicy_total", "",	\
 	  "Self-mode exits sent to an mm_reaper thread because the task had a NUMA mempolicy that could not be put after the teardown.") \
-	X(self_notifier, COUNTER, exits, "self_notifier_total", "",	\
+	X(self_notifier, COUNTER, PERCPU, exits, "self_notifier_total", "",	\
 	  "Self-mode exits sent to an mm_reaper thread because the address space had mmu notifiers on a kernel whose exiting tasks hold up RCU-tasks grace periods after exit_notify() (6.1; not 6.12 and later): a notifier's release() may wait for a device.") \
-	X(wake_fallback, COUNTER, calls, "wake_fallback_total", "",	\
+	X(wake_fallback, COUNTER, PERCPU, calls, "wake_fallback_total", "",	\
 	  "Reaper wake-ups made by the 100 ms bound instead of the exiting task.") \
-	X(to_leader, COUNTER, mms, "to_leader_total", "",	\
+	X(to_leader, COUNTER, PERCPU, mms, "to_leader_total", "",	\
 	  "Final drops in a thread that died before its exiting group leader passed exit_notify(), left to the leader: it tears them down (mode=self) or queues them for the reaper (mode=reaper) after its own exit_notify().") \
-	X(to_leader_back, COUNTER, mms, "to_leader_back_total", "",	\
+	X(to_leader_back, COUNTER, PERCPU, mms, "to_leader_back_total", "",	\
 	  "Final drops about to be left to the group leader that the thread took back, because the leader passed exit_notify() meanwhile: deferred as the thread's own.") \
-	X(exit_not_last, COUNTER, exits, "exit_not_last_total", "",	\
+	X(exit_not_last, COUNTER, PERCPU, exits, "exit_not_last_total", "",	\
 	  "Exit drops that left the address space to another user (a thread, a temporary holder).") \
-	X(exit_preempted, COUNTER, exits, "exit_preempted_total", "",	\
+	X(exit_preempted, COUNTER, PERCPU, exits, "exit_preempted_total", "",	\
 	  "exit_mm() drops recognised by their call site after a preemption had replaced the task's lazy mm.") \
-	X(exit_late, COUNTER, calls, "exit_late_total", "",		\
+	X(exit_late, COUNTER, PERCPU, calls, "exit_late_total", "",		\
 	  "mmput() calls of exiting tasks after exit_mm(), not from its call site (a file's release, e.g. vhost-net's on 6.1); deferred like exit_mm()'s own when final and of the task's own mm.") \
-	X(exit_late_foreign, COUNTER, exits, "exit_late_foreign_total", "", \
+	X(exit_late_foreign, COUNTER, PERCPU, exits, "exit_late_foreign_total", "", \
 	  "Late final drops of another process's address space (a vhost fd that outlived its owner), torn down inline: its memcg is not the dying task's.") \
-	X(late_users, COUNTER, mms, "late_users_total", "",		\
+	X(late_users, COUNTER, PERCPU, mms, "late_users_total", "",		\
 	  "Deferred teardowns whose memory went with the mmput() of a late user (a /proc reader, swapoff, a userfaultfd release that took the dead mm meanwhile): counted as pending until it did.") \
-	X(exit_site_known, GAUGE, bool, "exit_site_known", "",		\
+	X(exit_site_known, GAUGE, MODULE, bool, "exit_site_known", "",		\
 	  "1 once exit_mm()'s call site has been learned (from the first exit after the load).") \
-	X(reaper_pid, GAUGE, pid, "reaper_pid", "",			\
+	X(reaper_pid, GAUGE, MODULE, pid, "reaper_pid", "",			\
 	  "PID of the first mm_reaper kernel thread (0: none).")	\
-	X(reaper_threads, GAUGE, threads, "reaper_threads", "",	\
+	X(reaper_threads, GAUGE, MODULE, threads, "reaper_threads", "",	\
 	  "Number of mm_reaper kernel threads (the reapers parameter).") \
-	X(reaper_cpu_ns, COUNTER, ns, "reaper_cpu_seconds_total", "",	\
+	X(reaper_cpu_ns, COUNTER, MODULE, ns, "reaper_cpu_seconds_total", "",	\
 	  "CPU time used by the mm_reaper threads.")			\
-	X(teardown_ns_total, COUNTER, ns, "teardown_seconds_total", "", \
+	X(teardown_ns_total, COUNTER, MODULE, ns, "teardown_seconds_total", "", \
 	  "Time the mm_reaper threads spent tearing down address spaces.") \
-	X(teardown_ns_max, GAUGE, ns, "teardown_seconds_max", "",	\
+	X(teardown_ns_max, GAUGE, MODULE, ns, "teardown_seconds_max", "",	\
 	  "Longest single teardown by an mm_reaper thread.")
+
+/* Where user space finds the module. */
+#define AMT_NAME		"async_mm_teardown"
+#define AMT_SYSFS_DIR		"/sys/module/" AMT_NAME
+#define AMT_PARAMS_DIR		AMT_SYSFS_DIR "/parameters"
+#define AMT_STATS_FILE		"/sys/kernel/debug/" AMT_NAME "/stats"
+#define AMT_DRAIN_FILE		"/sys/kernel/" AMT_NAME "/drain"
+/* The drain file takes a timeout in milliseconds in this range. */
+#define AMT_DRAIN_MIN_MS	1
+#define AMT_DRAIN_MAX_MS	3600000
+/* The values of the mode parameter, in the order of enum amt_mode. */
+#define AMT_MODE_NAMES		"reaper", "self"
 
 /* the top of a PERCENT parameter */
 #define AMT_PERCENT_MAX 50

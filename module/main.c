@@ -17,11 +17,16 @@
 #include "debugfs.h"
 #include "fput.h"
 #include "hook.h"
+#include "hurry.h"
+#include "interface.h"
+#include "memcg.h"
 #include "notify.h"
 #include "oom.h"
 #include "params.h"
 #include "pending.h"
 #include "reaper.h"
+#include "self.h"
+#include "stash.h"
 #include "suspend.h"
 
 /*
@@ -38,52 +43,23 @@ static ssize_t drain_store(struct kobject *kobj, struct kobj_attribute *attr,
 	unsigned int ms;
 	int ret;
 
-	if (kstrtouint(buf, 0, &ms) || ms < 1 || ms > 3600000) {
-		pr_err("drain: invalid value '%.*s': write a timeout in milliseconds from 1 to 3600000\n",
+	if (kstrtouint(buf, 0, &ms) || ms < AMT_DRAIN_MIN_MS ||
+	    ms > AMT_DRAIN_MAX_MS) {
+		pr_err("drain: invalid value '%.*s': write a timeout in milliseconds from "
+		       AMT_XSTR(AMT_DRAIN_MIN_MS) " to " AMT_XSTR(AMT_DRAIN_MAX_MS) "\n",
 		       (int)min_t(size_t, strcspn(buf, "\n"), 40), buf);
 		return -EINVAL;
 	}
 	/* Pins the module: rmmod cannot stop the reaper under a drainer. */
 	if (!try_module_get(THIS_MODULE))
 		return -ENODEV;
-	ret = amt_reaper_drain(ms);
+	ret = amt_drain(ms);
 	module_put(THIS_MODULE);
 	return ret ? ret : count;
 }
 
 static struct kobj_attribute amt_drain_attr = __ATTR_WO(drain);
 static struct kobject *amt_kobj;
-
-/*
- * What a self teardown makes others wait for on this kernel, or NULL
- * (docs/design.md, "mode=self and the rest of the kernel"). There the
- * default is the reaper; mode=self is there for the asking.
- */
-static const char *amt_self_cost(void)
-{
-	if (amt_self_holds_cgroup())
-		return "this kernel keeps a dying task's cgroup populated until it is dead: with mode=self the cgroup stays populated until the teardown ends";
-	if (amt_self_holds_tasks_rcu())
-		return "this kernel's exiting tasks hold up RCU-tasks grace periods after exit_notify(): with mode=self, synchronize_rcu_tasks() (ftrace, kprobes, BPF) waits for a self teardown that sleeps (on a lock, in a driver's close)";
-	return NULL;
-}
-
-/*
- * Why mode=self is refused on this kernel even when asked for, or NULL.
- * On PREEMPT_RT a sleeping-lock wait is a voluntary switch (__schedule()'s
- * SM_RTLOCK_WAIT), so an exit_mm() teardown is quiescent for RCU-tasks at
- * each one, while a self teardown inside the exit section holds every
- * grace period until it ends (amt_self_cost()): worse than inline.
- * Meaningful once amt_notify_init() ran.
- */
-static const char *amt_self_refusal(void)
-{
-	if (!amt_notify_available())
-		return "self mode is unavailable on this kernel (no hook after exit_notify())";
-	if (amt_self_holds_tasks_rcu() && IS_ENABLED(CONFIG_PREEMPT_RT))
-		return "on this PREEMPT_RT kernel a self teardown would hold up RCU-tasks grace periods (ftrace, kprobes, BPF) longer than an inline one";
-	return NULL;
-}
 
 static int __init amt_init(void)
 {
@@ -106,12 +82,18 @@ static int __init amt_init(void)
 	ret = amt_oom_init();
 	if (ret)
 		goto err_oom;
+	ret = amt_memcg_init();
+	if (ret) {
+		pr_err("cannot register the memcg shrinker (error %d)\n", ret);
+		goto err_memcg;
+	}
 	ret = amt_suspend_init();
 	if (ret)
 		goto err_suspend;
 	amt_notify_init();
 	amt_reaper_wake_late(amt_notify_available());
-	ret = amt_params_mode_at_load(amt_self_refusal(), amt_self_cost());
+	ret = amt_params_mode_at_load(amt_self_refusal(amt_notify_available()),
+				      amt_self_cost());
 	if (ret)
 		goto err_hook;
 	ret = amt_hook_init();
@@ -134,14 +116,17 @@ err_drain:
 err_kobj:
 	amt_hook_exit();
 err_hook:
-	amt_reaper_handoff(AMT_HANDOFF_ALL);
+	amt_stash_handoff(AMT_HANDOFF_ALL);
 	amt_notify_exit();
 	amt_suspend_exit();
 err_suspend:
+	amt_memcg_exit();
+err_memcg:
 	amt_oom_exit();
 err_oom:
 	amt_debugfs_exit();
 err_debugfs:
+	amt_stash_stop();
 	amt_reaper_stop();
 err_reaper:
 	amt_fput_exit();
@@ -157,12 +142,14 @@ static void __exit amt_exit(void)
 	/* No new deferrals, and no task left in hook code. */
 	amt_hook_exit();
 	/* Stashes left go to the reaper: no waiting for their tasks. */
-	amt_reaper_handoff(AMT_HANDOFF_ALL);
+	amt_stash_handoff(AMT_HANDOFF_ALL);
 	/* Then the hook after exit_notify() (redirected tasks find none). */
 	amt_notify_exit();
 	amt_suspend_exit();
+	amt_memcg_exit();
 	amt_oom_exit();
 	amt_debugfs_exit();
+	amt_stash_stop();
 	/* Tears down the backlog before the thread stops. */
 	amt_reaper_stop();
 	amt_fput_exit();

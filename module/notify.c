@@ -36,6 +36,7 @@
 #include "reaper.h"
 #include "redirect.h"
 #include "self.h"
+#include "stash.h"
 
 static DEFINE_PER_CPU(long, amt_notify_inflight);
 static bool amt_notify_ok;	/* the hook is registered */
@@ -103,31 +104,58 @@ static void amt_notify_self_mpol(struct task_struct *tsk)
 }
 
 /*
+ * May a function whose fentry call ftrace reports at @off bytes past its
+ * symbol, starting with @insn (its first 4 bytes), be called through a
+ * pointer? x86 builds with IBT (7.x in Debian) start every function with
+ * endbr64 and "seal" those whose address is never taken at boot (the endbr
+ * becomes a 4-byte nop, which version's nop varies): an indirect call to a
+ * sealed function faults where the CPU enforces IBT. With kCFI the call
+ * would be checked against a type hash we cannot vouch for.
+ */
+#define AMT_ENDBR64		0xfa1e0ff3U	/* f3 0f 1e fa */
+#define AMT_ENDBR_SEALED_61	0x001f0f66U	/* osp nopl (%rax), v6.1 */
+#define AMT_ENDBR_SEALED	0xd6401f0fU	/* nopl -42(%rax), v6.2+ */
+static bool amt_indirect_callable(unsigned long off, u32 insn)
+{
+	if (amt_kcfi())
+		return false;
+	if (!off)
+		return true;
+	if (off != 4)
+		return false;
+	if (insn == AMT_ENDBR64)
+		return true;
+	if (insn != AMT_ENDBR_SEALED_61 && insn != AMT_ENDBR_SEALED)
+		return false;
+	return !amt_ibt_enforced();
+}
+
+/*
  * From the callback, once: find mpol_put_task_policy()'s start from the
  * fentry address @ip and decide whether we may call it.
  */
 static noinline __cold void amt_notify_learn(unsigned long ip)
 {
+	static const char *const names[] = { "mpol_put_task_policy", NULL };
+	unsigned long start, end;
 	char sym[KSYM_SYMBOL_LEN];
-	unsigned long off, size;
 	u32 insn = 0;
 
 	if (atomic_cmpxchg(&amt_mpol_state, 0, 1))
 		return;
-	sprint_symbol(sym, ip);
-	if (sscanf(sym, "mpol_put_task_policy+%lx/%lx", &off, &size) != 2 ||
-	    off >= size ||
-	    (off && copy_from_kernel_nofault(&insn, (void *)(ip - off),
-					     sizeof(insn))) ||
-	    !amt_indirect_callable(off, insn)) {
+	/* no clone: its calling convention may differ */
+	if (!amt_symbol_bounds(ip, names, false, &start, &end, sym) ||
+	    (start != ip && copy_from_kernel_nofault(&insn, (void *)start,
+						     sizeof(insn))) ||
+	    !amt_indirect_callable(ip - start, insn)) {
 		pr_info("mode=self: tasks with a NUMA mempolicy go to the mm_reaper (%s cannot be called here)\n",
 			sym);
 		return;
 	}
 	/* a task that sees the permission (acquire) sees the function */
 	smp_store_release(&amt_mpol_put,
-			  (void (*)(struct task_struct *))(ip - off));
-	amt_self_allow_mempolicy();
+			  (void (*)(struct task_struct *))start);
+	amt_stash_allow_mempolicy();
 }
 
 static void notrace amt_notify_ftrace(unsigned long ip,

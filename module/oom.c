@@ -9,20 +9,12 @@
  * - An OOM notifier gives the OOM killer the queue first: every queued mm is
  *   already dead, so draining it is progress with no victim to choose.
  * - A shrinker makes the queue visible to reclaim and hurries the reaper.
- * - memcg OOM has no notifier. A second shrinker, memcg-aware, is called by
- *   memcg reclaim for the memcgs that hold deferred mms (their entries are
- *   on a memcg-aware list_lru, pending.c): a charge at memory.max waits
- *   there, in short slices, for the teardowns that hold the memcg's pages,
- *   so that a replacement in a cgroup with room for one gets the memory
- *   of the process it replaces instead of a memcg OOM kill. Where memcg
- *   reclaim cannot see them, an mm is deferred only when its memcg and
- *   every ancestor have room to keep it charged while deferred.
+ * - memcg OOM has no notifier: memcg.c.
  *
  * Copyright (C) 2026 The async_mm_teardown authors.
  */
 #include <linux/jiffies.h>
 #include <linux/ktime.h>
-#include <linux/memcontrol.h>
 #include <linux/mm.h>
 #include <linux/oom.h>
 #include <linux/sched/coredump.h>
@@ -36,10 +28,12 @@
 /* only for the prototype check of mark_victim: no symbol of it is used */
 #include <trace/events/oom.h>
 #include "amt_trace.h"
+#include "hurry.h"
 #include "oom.h"
 #include "params.h"
 #include "pending.h"
 #include "reaper.h"
+#include "stash.h"
 #include "stats.h"
 
 /*
@@ -52,16 +46,6 @@
 #define AMT_OOM_WAIT_MS 1000
 /* After an OOM or a direct reclaim scan, exits stay inline this long. */
 #define AMT_PRESSURE_MS 1000
-/*
- * Longest one memcg reclaim call waits for deferred teardowns, and how
- * often it looks whether the memcg has room again (docs/design.md, "memcg
- * reclaim"). A charge waits again in each reclaim call, but only for
- * teardowns that are freeing or about to start (pending.c,
- * AMT_MEMCG_STALL and AMT_MEMCG_START_MAX).
- */
-#define AMT_MEMCG_SLICE_MS 20
-#define AMT_MEMCG_POLL_MS 2
-
 /*
  * Recently OOM-targeted mms. Written from the oom:mark_victim probe (under
  * the victim's task_lock, atomic context), read and cleared by every final
@@ -129,7 +113,7 @@ static void amt_note_victim(struct task_struct *task)
 		WRITE_ONCE(amt_oom_ring_live, amt_oom_ring_live + 1);
 	*slot = mm;
 	raw_spin_unlock_irqrestore(&amt_oom_lock, flags);
-	amt_stat_inc(AMT_STAT_OOM_MARKED);
+	amt_stat_inc(AMT_STAT_oom_victims_marked);
 }
 
 /*
@@ -205,43 +189,8 @@ bool amt_oom_involved(struct task_struct *tsk, struct mm_struct *mm,
 
 	/* Only the ring knew: a CLONE_VM sharer of a victim drops last. */
 	if (ring && !marked)
-		amt_stat_inc(AMT_STAT_OOM_SHARER);
+		amt_stat_inc(AMT_STAT_oom_sharer_caught);
 	return ring || marked || amt_mm_flag(mm, MMF_OOM_SKIP);
-}
-
-/**
- * amt_memcg_room() - the least room under memory.max on the exiting task's
- * memcg path
- * @tsk: the exiting task (current)
- *
- * The memcg is the exiting task's: exit_mm() has already cleared mm->owner
- * (mm_update_next_owner() with no other user), and the task is unlinked
- * from its cgroup only later, in cgroup_exit(). Its pages are charged there
- * unless the task moved between cgroups. One walk serves every room check
- * of an exit: keeping n pages charged would starve the memcg if n > room.
- *
- * Return: pages left under memory.max in the tightest memcg of the path
- * to the root; ULONG_MAX if none has a limit (or the guard is off).
- */
-unsigned long amt_memcg_room(struct task_struct *tsk)
-{
-	unsigned long room = ULONG_MAX;
-#ifdef CONFIG_MEMCG
-	struct mem_cgroup *m;
-	unsigned long max;
-
-	if (!READ_ONCE(amt_oom_guard) || mem_cgroup_disabled())
-		return room;
-	rcu_read_lock();
-	for (m = mem_cgroup_from_task(tsk); m; m = parent_mem_cgroup(m)) {
-		max = READ_ONCE(m->memory.max);
-		if (max != PAGE_COUNTER_MAX)
-			room = min(room, amt_memcg_room_of(page_counter_read(&m->memory),
-							   max));
-	}
-	rcu_read_unlock();
-#endif
-	return room;
 }
 
 static int amt_oom_notify(struct notifier_block *nb, unsigned long unused,
@@ -261,13 +210,13 @@ static int amt_oom_notify(struct notifier_block *nb, unsigned long unused,
 	if (!amt_pending_mms())
 		return NOTIFY_OK;
 	if (amt_is_reaper(current) || current->exit_state) {
-		amt_reaper_boost();
+		amt_hurry();
 		return NOTIFY_OK;
 	}
 	t0 = ktime_get_ns();
-	got = amt_reaper_wait_progress(AMT_OOM_WAIT_MS);
-	amt_stat_inc(AMT_STAT_OOM_DRAINS);
-	amt_stat_add(AMT_STAT_OOM_FREED_PAGES, got);
+	got = amt_hurry_progress(AMT_OOM_WAIT_MS);
+	amt_stat_inc(AMT_STAT_oom_drains);
+	amt_stat_add(AMT_STAT_oom_freed_pages, got);
 	trace_mm_reaper_oom_drain(before, got, ktime_get_ns() - t0);
 	/* Pages back: out_of_memory() retries the allocation, kills no one. */
 	*freed += got;
@@ -298,121 +247,19 @@ static unsigned long amt_shrink_scan(struct shrinker *s,
 {
 	u64 t0 = ktime_get_ns();
 
-	amt_stat_inc(AMT_STAT_SHRINKER_SCANS);
+	amt_stat_inc(AMT_STAT_shrinker_scans);
 	if (!READ_ONCE(amt_oom_guard))
 		return SHRINK_STOP;
 	if (!current_is_kswapd())
 		amt_note_pressure();
-	amt_reaper_handoff(AMT_HANDOFF_STUCK);
-	amt_reaper_boost();
-	amt_stat_add(AMT_STAT_SHRINKER_SCAN_NS, ktime_get_ns() - t0);
+	amt_stash_handoff(AMT_HANDOFF_STUCK);
+	amt_hurry();
+	amt_stat_add(AMT_STAT_shrinker_scan_ns, ktime_get_ns() - t0);
 	return SHRINK_STOP;
-}
-
-/*
- * Is the reclaiming task charging a memcg about to fail its charge, on the
- * path from @scanned (a memcg with deferred mms) to the root: less than two
- * charge batches left under memory.max there, and the task's memcg (or the
- * one it charges for, set_active_memcg()) under it? Global reclaim passes
- * through every memcg, and tasks elsewhere must not wait for this one.
- */
-static bool amt_memcg_charging_at_limit(struct mem_cgroup *scanned)
-{
-	struct mem_cgroup *m, *charging;
-	bool at = false;
-
-	rcu_read_lock();
-	charging = current->active_memcg ?: mem_cgroup_from_task(current);
-	for (m = scanned; m && !at; m = parent_mem_cgroup(m))
-		at = !amt_memcg_has_room(page_counter_read(&m->memory),
-					 READ_ONCE(m->memory.max),
-					 2 * MEMCG_CHARGE_BATCH) &&
-		     mem_cgroup_is_descendant(charging, m);
-	rcu_read_unlock();
-	return at;
-}
-
-/*
- * memcg reclaim: is anything deferred in sc->memcg on sc->nid? The scan
- * frees nothing itself, so no count means more than "call the scan": 2,
- * the least for which do_shrink_slab() does (freeable / 2 >= batch = 1).
- * Empty only if nothing is listed: that clears the memcg's bit.
- */
-static unsigned long amt_memcg_count(struct shrinker *s,
-				     struct shrink_control *sc)
-{
-	if (!sc->memcg || !amt_pending_memcg_count(sc))
-		return SHRINK_EMPTY;
-	return 2;
-}
-
-/*
- * memcg reclaim of a memcg that holds deferred mms. A charge at memory.max
- * waits here, one slice at most, for their teardowns to give it room:
- * without the module, that memory would have been freed before the
- * process's parent learnt of its death, so the replacement would never
- * have met it. Waiting beats a memcg OOM kill (there is no OOM notifier
- * for memcgs), and slows the reclaim of the memcg's live pages, which
- * shrink_node_memcgs() scans before the shrinkers.
- */
-static unsigned long amt_memcg_scan(struct shrinker *s,
-				    struct shrink_control *sc)
-{
-	bool waited = false;
-	unsigned long end;
-	u64 t0;
-
-	/*
-	 * Who never waits: anyone with the guard off; kswapd; the teardowns
-	 * themselves (a reaper, or a dying task tearing its own mm down); a
-	 * task being killed; a charge that may hold filesystem locks
-	 * (GFP_NOFS: a journal handle, say) that the teardown's final
-	 * fput()s could need; and a task not charging a memcg at its limit
-	 * on this memcg's path (global reclaim passing by).
-	 */
-	if (!READ_ONCE(amt_oom_guard) || current_is_kswapd() ||
-	    amt_is_reaper(current) || (current->flags & PF_EXITING) ||
-	    fatal_signal_pending(current) || !(sc->gfp_mask & __GFP_FS) ||
-	    !amt_memcg_charging_at_limit(sc->memcg))
-		return SHRINK_STOP;
-	/* nothing coming: all ended, or stalled (amt_lru_sum()) */
-	if (!amt_pending_memcg_pages(sc))
-		return SHRINK_STOP;
-	/*
-	 * Its teardowns start or go on at normal priority now: memcg reclaim
-	 * calls no other shrinker of ours. A stash whose task is stuck before
-	 * exit_notify() goes to the reapers.
-	 */
-	amt_reaper_handoff(AMT_HANDOFF_STUCK);
-	amt_reaper_boost();
-	t0 = ktime_get_ns();
-	end = jiffies + msecs_to_jiffies(AMT_MEMCG_SLICE_MS);
-	while (amt_pending_memcg_pages(sc) &&
-	       amt_memcg_charging_at_limit(sc->memcg) &&
-	       !fatal_signal_pending(current) && time_before(jiffies, end)) {
-		amt_wait_ended(msecs_to_jiffies(AMT_MEMCG_POLL_MS));
-		waited = true;
-	}
-	if (waited) {
-		amt_stat_inc(AMT_STAT_MEMCG_WAITS);
-		amt_stat_add(AMT_STAT_MEMCG_WAIT_NS, ktime_get_ns() - t0);
-	}
-	/* The charge finds the room itself: nothing freed here to report. */
-	return SHRINK_STOP;
-}
-
-/* Without it, the memcg headroom gate keeps exits out of full memcgs. */
-static void amt_memcg_lru_init(struct shrinker *s)
-{
-	int ret = amt_pending_lru_init(s);
-
-	if (ret)
-		pr_warn("memcg reclaim cannot see deferred memory (error %d): exits stay inline where their memcg lacks room\n",
-			ret);
 }
 
 #ifdef AMT_HAVE_SHRINKER_ALLOC
-static struct shrinker *amt_shrinker, *amt_memcg_shrinker;
+static struct shrinker *amt_shrinker;
 
 static int amt_shrinker_register(void)
 {
@@ -422,29 +269,11 @@ static int amt_shrinker_register(void)
 	amt_shrinker->count_objects = amt_shrink_count;
 	amt_shrinker->scan_objects = amt_shrink_scan;
 	shrinker_register(amt_shrinker);
-
-	amt_memcg_shrinker = shrinker_alloc(SHRINKER_MEMCG_AWARE |
-					    SHRINKER_NUMA_AWARE,
-					    "%s-memcg", KBUILD_MODNAME);
-	if (!amt_memcg_shrinker) {
-		shrinker_free(amt_shrinker);
-		return -ENOMEM;
-	}
-	amt_memcg_shrinker->count_objects = amt_memcg_count;
-	amt_memcg_shrinker->scan_objects = amt_memcg_scan;
-	/* called at every priority: a charge at its limit waits at once */
-	amt_memcg_shrinker->seeks = 0;
-	amt_memcg_shrinker->batch = 1;
-	/* (shrinker_alloc() clears the flag where memcgs are off) */
-	if (amt_memcg_shrinker->flags & SHRINKER_MEMCG_AWARE)
-		amt_memcg_lru_init(amt_memcg_shrinker);
-	shrinker_register(amt_memcg_shrinker);
 	return 0;
 }
 
 static void amt_shrinker_unregister(void)
 {
-	shrinker_free(amt_memcg_shrinker);
 	shrinker_free(amt_shrinker);
 }
 #else /* before v6.7 */
@@ -454,40 +283,13 @@ static struct shrinker amt_shrinker_s = {
 	.seeks = DEFAULT_SEEKS,
 };
 
-static struct shrinker amt_memcg_shrinker_s = {
-	.count_objects = amt_memcg_count,
-	.scan_objects = amt_memcg_scan,
-	/* called at every priority: a charge at its limit waits at once */
-	.seeks = 0,
-	.batch = 1,
-	.flags = SHRINKER_MEMCG_AWARE | SHRINKER_NUMA_AWARE,
-};
-
 static int amt_shrinker_register(void)
 {
-	int ret = register_shrinker(&amt_shrinker_s, KBUILD_MODNAME);
-
-	if (ret)
-		return ret;
-	ret = register_shrinker(&amt_memcg_shrinker_s, "%s-memcg",
-				KBUILD_MODNAME);
-	if (ret) {
-		unregister_shrinker(&amt_shrinker_s);
-		return ret;
-	}
-	/*
-	 * Registered, it has its id, which the list_lru copies; until the
-	 * list_lru is ready its callbacks find nothing deferred.
-	 * (register_shrinker() clears the flag where memcgs are off.)
-	 */
-	if (amt_memcg_shrinker_s.flags & SHRINKER_MEMCG_AWARE)
-		amt_memcg_lru_init(&amt_memcg_shrinker_s);
-	return 0;
+	return register_shrinker(&amt_shrinker_s, KBUILD_MODNAME);
 }
 
 static void amt_shrinker_unregister(void)
 {
-	unregister_shrinker(&amt_memcg_shrinker_s);
 	unregister_shrinker(&amt_shrinker_s);
 }
 #endif

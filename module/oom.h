@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * OOM exclusion, OOM-time drain, reclaim visibility, memcg room (oom.c).
+ * OOM exclusion, OOM-time drain, reclaim visibility (oom.c).
  *
  * Copyright (C) 2026 The async_mm_teardown authors.
  */
@@ -15,7 +15,6 @@ bool amt_oom_involved(struct task_struct *tsk, struct mm_struct *mm,
 		      bool ring);
 bool amt_under_pressure(void);
 bool amt_low_memory(void);
-unsigned long amt_memcg_room(struct task_struct *tsk);
 int amt_oom_init(void);
 void amt_oom_exit(void);
 

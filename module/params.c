@@ -205,9 +205,9 @@ static const char *amt_self_refused_why;
 static const char *amt_self_cost_why;
 
 static const char *const amt_mode_names[] = {
-	[AMT_MODE_REAPER] = "reaper",
-	[AMT_MODE_SELF] = "self",
+	AMT_MODE_NAMES,
 };
+static_assert(ARRAY_SIZE(amt_mode_names) == AMT_NR_MODES);
 
 static int amt_mode_set(const char *val, const struct kernel_param *kp)
 {

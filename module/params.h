@@ -18,7 +18,8 @@ extern bool amt_oom_guard;
 extern unsigned int amt_min_avail_pct;
 extern unsigned int amt_nr_reapers;
 
-enum amt_mode { AMT_MODE_REAPER, AMT_MODE_SELF };
+/* in the order of interface.h's AMT_MODE_NAMES */
+enum amt_mode { AMT_MODE_REAPER, AMT_MODE_SELF, AMT_NR_MODES };
 extern int amt_mode;
 
 void amt_params_defaults(void);

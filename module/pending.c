@@ -29,7 +29,6 @@
 #include <linux/list_lru.h>
 #include <linux/memcontrol.h>
 #include <linux/sched/mm.h>
-#include <linux/sched/stat.h>
 #include <linux/sched/task.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
@@ -58,8 +57,6 @@ u32 amt_debug_leader_delay_ms;
 
 /* Read locklessly by the mpol_put_task_policy() callback (self.c). */
 atomic_t amt_nr_stashed = ATOMIC_INIT(0);
-/* jiffies of the last amt_hurry(); set at init to long ago */
-static unsigned long amt_hurry_at;
 
 static atomic_long_t amt_pending_pages_cnt = ATOMIC_LONG_INIT(0);
 static atomic_long_t amt_pending_mms_cnt = ATOMIC_LONG_INIT(0);
@@ -85,19 +82,6 @@ static DECLARE_WAIT_QUEUE_HEAD(amt_ended_wq);
 static struct kmem_cache *amt_entry_cache;
 static struct list_lru amt_lru;
 static bool amt_lru_on;
-
-/*
- * What a teardown gives back for certain: anonymous pages (RAM) and swap
- * entries. File pages stay in the page cache after the unmap, and shmem
- * pages are freed only if the unmap drops the object's last user, which
- * the exit path cannot tell cheaply: counting either would report memory
- * that does not come back (docs/design.md, "What counts as freed").
- */
-static unsigned long amt_mm_freeable(struct mm_struct *mm)
-{
-	return get_mm_counter(mm, MM_ANONPAGES) +
-	       get_mm_counter(mm, MM_SWAPENTS);
-}
 
 /* A new cap restarts the peak, so that it shows how that cap held. */
 static void amt_peak_follow_cap(void)
@@ -337,7 +321,7 @@ struct amt_entry *amt_stash_take(struct task_struct *tsk, bool *queued)
  * @e: the entry, charged; @e->to_reaper says what the leader does with it
  *	after its exit_notify(): queue it for the reaper, or tear it down
  * @leader: current's group leader, exiting and not past exit_notify() when
- *	amt_self_leader() looked; current is still in its thread group, so
+ *	amt_stash_leader() looked; current is still in its thread group, so
  *	the leader cannot be released before this returns
  *
  * If the leader has passed exit_notify() meanwhile, and has not taken it,
@@ -397,7 +381,7 @@ bool amt_defer_to_leader(struct amt_entry *e, struct task_struct *leader)
 	if (rekeyed)
 		put_task_struct(leader);
 	if (!left)
-		amt_stat_inc(AMT_STAT_TO_LEADER_BACK);
+		amt_stat_inc(AMT_STAT_to_leader_back);
 	return left;
 }
 
@@ -473,59 +457,8 @@ unsigned int amt_handoff(enum amt_handoff_which which, unsigned long *next)
 	}
 	spin_unlock(&amt_lock);
 	if (n)
-		amt_stat_add(AMT_STAT_HANDOFFS, n);
+		amt_stat_add(AMT_STAT_handoffs, n);
 	return n;
-}
-
-/**
- * amt_hurry() - end every give-way now: the memory is wanted
- *
- * For reclaim, the OOM notifier and a drain: for AMT_YIELD from now no
- * deferred teardown waits for its CPU to be free (amt_give_way()), and
- * those waiting stop after their nap.
- */
-void amt_hurry(void)
-{
-	WRITE_ONCE(amt_hurry_at, jiffies);
-}
-
-/**
- * amt_hurried() - was the memory of deferred teardowns asked for lately?
- *
- * Return: true for AMT_YIELD after the last amt_hurry() (+1: its tick was
- * already partly gone).
- */
-bool amt_hurried(void)
-{
-	return time_before(jiffies, READ_ONCE(amt_hurry_at) + AMT_YIELD + 1);
-}
-
-/**
- * amt_give_way() - let the tasks around a teardown have the CPU first
- * @waiting: true while the caller still has a teardown to start (checked
- *	after each nap)
- * @arg: for @waiting
- *
- * The give-way of both modes (AMT_YIELD): naps of 100-200 us while this
- * CPU has other tasks to run, until AMT_YIELD after the current tick at
- * most, plus the nap it is in, or until hurried. TASK_IDLE: not load, and
- * a dying task's pending SIGKILL does not end a nap (6.1's
- * usleep_idle_range() is 7.x's usleep_range_idle(): both call
- * usleep_range_state()). On an idle CPU: one read.
- */
-void amt_give_way(bool (*waiting)(void *), void *arg)
-{
-	/* +1: the current tick is already partly gone */
-	unsigned long end = jiffies + AMT_YIELD + 1;
-
-	if (single_task_running() || amt_hurried())
-		return;
-	while (waiting(arg)) {
-		usleep_range_state(100, 200, TASK_IDLE);
-		if (single_task_running() || !time_before(jiffies, end) ||
-		    amt_hurried())
-			break;
-	}
 }
 
 /* Freeable pages of @mm, exact (a lingering teardown ends at 0). */
@@ -553,13 +486,13 @@ static void amt_finish(struct amt_entry *e)
 	 */
 	amt_pending_uncharge(e->charged);
 	if (e->by_self) {
-		amt_stat_inc(AMT_STAT_REAPED_SELF);
-		amt_stat_add(AMT_STAT_SELF_NS, e->ns);
+		amt_stat_inc(AMT_STAT_reaped_by_self);
+		amt_stat_add(AMT_STAT_self_ns_total, e->ns);
 	} else {
-		amt_stat_inc(AMT_STAT_REAPED_REAPER);
+		amt_stat_inc(AMT_STAT_reaped_by_reaper);
 		amt_stat_teardown(e->ns);
 	}
-	amt_stat_add(AMT_STAT_REAPED_PAGES, e->charged);
+	amt_stat_add(AMT_STAT_reaped_pages, e->charged);
 	trace_mm_reaper_reap(e->pid, e->charged, e->freeable0, numa_node_id(),
 			     e->ns, e->by_self);
 	mms = atomic_long_dec_return(&amt_pending_mms_cnt);
@@ -669,7 +602,7 @@ void amt_teardown(struct amt_entry *e, bool by_self)
 	}
 	late = atomic_read(&mm->mm_users) || amt_mm_freeable_exact(mm);
 	if (late) {
-		amt_stat_inc(AMT_STAT_LATE_USERS);
+		amt_stat_inc(AMT_STAT_late_users);
 		spin_lock(&amt_lock);
 		list_add_tail(&e->linger, &amt_lingering);
 		spin_unlock(&amt_lock);
@@ -721,24 +654,24 @@ void amt_pending_suspend(bool on)
 }
 
 /**
- * amt_self_teardowns() - self teardowns running now
+ * amt_pending_self_running() - self teardowns running now
  *
  * Return: how many tasks took their stash and are tearing it down.
  */
-int amt_self_teardowns(void)
+int amt_pending_self_running(void)
 {
 	return atomic_read(&amt_self_running);
 }
 
 /**
- * amt_reaper_load() - the teardowns the reapers have to do
+ * amt_pending_reaper_load() - the teardowns the reapers have to do
  * @weight: set to the sum of amt_nice_weight() of their tasks' nice
  *
  * Context: any; lockless, the two counts may be a teardown apart.
  *
  * Return: how many entries are queued or torn down by a reaper.
  */
-unsigned long amt_reaper_load(unsigned long *weight)
+unsigned long amt_pending_reaper_load(unsigned long *weight)
 {
 	*weight = max_t(long, atomic_long_read(&amt_reaper_w), 0);
 	return max_t(long, atomic_long_read(&amt_reaper_n), 0);
@@ -838,7 +771,6 @@ bool amt_pending_empty(void)
  */
 int amt_pending_init(void)
 {
-	amt_hurry_at = jiffies - AMT_YIELD - 2;
 	amt_entry_cache = KMEM_CACHE(amt_entry, SLAB_ACCOUNT);
 	return amt_entry_cache ? 0 : -ENOMEM;
 }
@@ -890,56 +822,21 @@ bool amt_pending_memcg_visible(void)
 	return amt_lru_on && amt_memcg_kmem_on();
 }
 
-/*
- * Under the list's lock, so one walker at a time: the entry's mm is alive
- * while it is listed (its deferred reference, or the mmgrab() of
- * amt_start() until after amt_teardown() unlists it); seen_* are written
- * only here and before the entry is listed.
- */
-static enum lru_status amt_lru_sum(struct list_head *item,
-				   struct list_lru_one *list,
-				   AMT_LRU_CB_LOCK void *arg)
-{
-	struct amt_entry *e = list_entry(item, struct amt_entry, lru);
-	unsigned long now = amt_mm_freeable(e->mm);
-	unsigned long started = READ_ONCE(e->started), since;
-	unsigned long *pages = arg;
-
-	if (!started) {
-		/* queued or stashed: boosted by the caller, it starts soon */
-		if (time_before(jiffies, e->since + AMT_MEMCG_START_MAX))
-			*pages += now;
-		return LRU_SKIP;
-	}
-	/* (a fall counts from the walk that sees it) */
-	if (now < e->seen_freeable) {
-		e->seen_freeable = now;
-		e->seen_at = jiffies;
-	}
-	since = time_after(e->seen_at, started) ? e->seen_at : started;
-	if (time_before(jiffies, since + AMT_MEMCG_STALL))
-		*pages += now;
-	return LRU_SKIP;
-}
-
 /**
- * amt_pending_memcg_pages() - freeable pages still coming back in a memcg
+ * amt_pending_memcg_walk() - look at each entry deferred in one memcg
  * @sc: the shrinker's memcg and node
- *
- * Return: the freeable pages left in the entries of @sc->memcg on
- * @sc->nid whose teardown is still freeing: begun, and freeing in the last
- * AMT_MEMCG_STALL; or not begun, and deferred less than
- * AMT_MEMCG_START_MAX ago.
+ * @fn: called under the list's lock for each entry's lru item: the
+ *	entry's mm is alive while it is listed (its deferred reference, or
+ *	amt_start()'s mmgrab() until amt_finish() unlists it)
+ * @arg: for @fn
  */
-unsigned long amt_pending_memcg_pages(struct shrink_control *sc)
+void amt_pending_memcg_walk(struct shrink_control *sc, list_lru_walk_cb fn,
+			    void *arg)
 {
-	unsigned long pages = 0, nr = ULONG_MAX;
+	unsigned long nr = ULONG_MAX;
 
-	if (!smp_load_acquire(&amt_lru_on))
-		return 0;
-	list_lru_walk_one(&amt_lru, sc->nid, sc->memcg, amt_lru_sum, &pages,
-			  &nr);
-	return pages;
+	if (smp_load_acquire(&amt_lru_on))
+		list_lru_walk_one(&amt_lru, sc->nid, sc->memcg, fn, arg, &nr);
 }
 
 /**

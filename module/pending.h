@@ -10,6 +10,8 @@
 
 #include <linux/atomic.h>
 #include <linux/list.h>
+#include <linux/list_lru.h>
+#include <linux/mm.h>
 #include <linux/mm_types.h>
 #include <linux/sched.h>
 #include <linux/shrinker.h>
@@ -45,32 +47,23 @@ struct amt_entry {
 };
 
 /*
- * memcg reclaim stops waiting for a teardown that has freed nothing for
- * AMT_MEMCG_STALL since it began or last freed, and for one not begun
- * AMT_MEMCG_START_MAX after its deferral (docs/design.md, "memcg").
- */
-#define AMT_MEMCG_STALL		(2 * HZ)
-#define AMT_MEMCG_START_MAX	(2 * HZ)
-
-/*
  * The longest a stashed mm waits for its task to reach its teardown after
  * exit_notify() before the reaper takes it (docs/design.md, "The bound").
  */
 #define AMT_STASH_MAX	(HZ / 10)
 
 /*
- * The give-way: how long a deferred teardown lets the tasks around it (the
- * parent woken by exit_notify(), siblings killed together on their way
- * there) have the CPU first, asleep while its CPU has others to run
- * (amt_give_way()); then it competes as the inline teardown would have:
- * at the dying task's nice (self.c), or the reapers at the catch-up nice
- * of the teardowns they have (reaper.c, amt_catchup_nice()). Ended at once
- * when reclaim, the OOM notifier or a drain asks for the memory
- * (amt_hurry()). Asleep, not at nice 19: on 6.1's CFS a task reniced
- * after a nice-19 period keeps the vruntime it gained there and waits it
- * off behind its neighbours (docs/design.md, "The give-way").
+ * What a teardown gives back for certain: anonymous pages (RAM) and swap
+ * entries. File pages stay in the page cache after the unmap, and shmem
+ * pages are freed only if the unmap drops the object's last user, which
+ * the exit path cannot tell cheaply: counting either would report memory
+ * that does not come back (docs/design.md, "What counts as freed").
  */
-#define AMT_YIELD	(HZ / 100 ?: 1)
+static inline unsigned long amt_mm_freeable(struct mm_struct *mm)
+{
+	return get_mm_counter(mm, MM_ANONPAGES) +
+	       get_mm_counter(mm, MM_SWAPENTS);
+}
 
 enum amt_handoff_which {
 	AMT_HANDOFF_LATE,	/* stashed AMT_STASH_MAX ago or more */
@@ -89,7 +82,8 @@ int amt_pending_init(void);
 void amt_pending_exit(void);
 int amt_pending_lru_init(struct shrinker *shrinker);
 bool amt_pending_memcg_visible(void);
-unsigned long amt_pending_memcg_pages(struct shrink_control *sc);
+void amt_pending_memcg_walk(struct shrink_control *sc, list_lru_walk_cb fn,
+			    void *arg);
 unsigned long amt_pending_memcg_count(struct shrink_control *sc);
 bool amt_pending_charge(unsigned long pages, bool capped);
 void amt_pending_uncharge(unsigned long pages);
@@ -102,15 +96,12 @@ struct amt_entry *amt_stash_take(struct task_struct *tsk, bool *queued);
 struct amt_entry *amt_queue_take(void);
 bool amt_queue_empty(void);
 unsigned int amt_handoff(enum amt_handoff_which which, unsigned long *next);
-void amt_hurry(void);
-bool amt_hurried(void);
-void amt_give_way(bool (*waiting)(void *), void *arg);
 void amt_teardown(struct amt_entry *e, bool by_self);
 void amt_pending_linger_flush(void);
 unsigned long amt_progress(void);
-unsigned long amt_reaper_load(unsigned long *weight);
+unsigned long amt_pending_reaper_load(unsigned long *weight);
 void amt_pending_suspend(bool on);
-int amt_self_teardowns(void);
+int amt_pending_self_running(void);
 void amt_wait_ended(long timeout);
 u64 amt_epoch(void);
 long amt_wait_epoch(u64 epoch, long timeout);

@@ -3,9 +3,8 @@
  * The mm_reaper: a few freezable, nice-19 kthreads that tear down the mms
  * on the deferred set's queue (pending.c), one each at a time, so that one
  * teardown stuck in __mmput() (an mmu_notifier waiting on a device, say)
- * never holds up the others and parallel exits free memory in parallel.
- * Also when they are woken, the late hand-off of stashes whose task does
- * not come for them, and the drain.
+ * never holds up the others and parallel exits free memory in parallel;
+ * when they are woken, and at what nice they run.
  *
  * Copyright (C) 2026 The async_mm_teardown authors.
  */
@@ -13,7 +12,6 @@
 #include <linux/freezer.h>
 #include <linux/irq_work.h>
 #include <linux/kthread.h>
-#include <linux/sizes.h>
 #include <linux/spinlock.h>
 #include <linux/sched/mm.h>
 #include <linux/slab.h>
@@ -21,6 +19,7 @@
 #include <linux/wait.h>
 #include <linux/workqueue.h>
 #include "fput.h"
+#include "giveway.h"
 #include "pending.h"
 #include "policy.h"
 #include "reaper.h"
@@ -67,7 +66,7 @@ static void amt_reaper_renice(int press)
 	if (press != AMT_NO_PRESS)
 		amt_press = min(amt_press, min(press, 0));
 	if (amt_reaper_work_left()) {
-		n = amt_reaper_load(&weight);
+		n = amt_pending_reaper_load(&weight);
 		nice = amt_catchup_nice(weight, min_t(unsigned long, n,
 						      amt_nr_running));
 		nice = min(nice, amt_press);
@@ -116,15 +115,6 @@ atomic_t amt_wake_owed = ATOMIC_INIT(0);
 static void amt_wake_late_fn(struct work_struct *w);
 static DECLARE_DELAYED_WORK(amt_wake_late_work, amt_wake_late_fn);
 
-/*
- * Stashes whose task has not come for them within AMT_STASH_MAX (a close
- * blocked before exit_notify(), a second oops in exit) are handed to the
- * reaper by this work item, armed at each stash and re-armed for the
- * oldest stash left behind.
- */
-static void amt_handoff_fn(struct work_struct *w);
-static DECLARE_DELAYED_WORK(amt_handoff_work, amt_handoff_fn);
-
 /* The hook after exit_notify() is there to pay amt_wake_owed (notify.c). */
 static bool amt_wake_late_on;
 
@@ -138,49 +128,47 @@ void amt_reaper_wake_late(bool on)
 }
 
 /**
- * amt_reaper_queue_exit() - queue the exiting task's mm, wake the reaper later
- * @e: the entry, charged; the reaper owns and frees it from now on
- * @leader: from amt_self_leader(): the task to leave it to, or NULL
+ * amt_reaper_wakes_late() - is the reaper woken after exit_notify()?
  *
- * Called from exit_mm(). The wake-up comes after exit_notify() (see
- * amt_wake_owed), at once if notify.c's hook is missing. A thread dying
- * before its group leader stashes the entry under the leader instead,
- * which queues it after its own exit_notify() (self.c), or the hand-off
- * does after AMT_STASH_MAX.
+ * Return: true once notify.c's hook is in place.
  */
-void amt_reaper_queue_exit(struct amt_entry *e, struct task_struct *leader)
+bool amt_reaper_wakes_late(void)
 {
-	if (!READ_ONCE(amt_wake_late_on)) {
-		amt_defer(e, NULL);
-		amt_reaper_wake();
-		return;
-	}
-	if (leader) {
-		e->to_reaper = true;
-		if (amt_defer_to_leader(e, leader)) {
-			amt_stat_inc(AMT_STAT_TO_LEADER);
-			amt_reaper_watch_stash();
-			return;
-		}
-		/*
-		 * The leader passed exit_notify() meanwhile: queued, and
-		 * owed as if never left to it (the thread's own
-		 * exit_notify() pays).
-		 */
-	} else {
-		amt_defer(e, NULL);
-	}
+	return READ_ONCE(amt_wake_late_on);
+}
+
+/**
+ * amt_reaper_owe_wake() - an exit was queued: wake the reaper later
+ *
+ * After the entry is on the queue: whoever takes the count sees it. The
+ * wake-up comes after exit_notify() (amt_wake_owed), or from the work
+ * item AMT_WAKE_LATE_MAX after the first unpaid queueing.
+ */
+void amt_reaper_owe_wake(void)
+{
 	/* not woken yet (the give-way), but at the right nice when it is */
 	amt_reaper_renice(AMT_NO_PRESS);
-	/* After amt_defer(): whoever takes this count sees the entry. */
 	if (atomic_inc_return(&amt_wake_owed) == 1) {
-		/*
-		 * The bound runs from the first unpaid queueing, not from an
-		 * earlier one whose debt was paid: re-arm a pending timer.
-		 */
+		/* re-armed: a timer left from a paid debt must not fire early */
 		cancel_delayed_work(&amt_wake_late_work);
 		schedule_delayed_work(&amt_wake_late_work, AMT_WAKE_LATE_MAX);
 	}
+}
+
+/**
+ * amt_reaper_queue_exit() - queue the exiting task's mm for the reaper
+ * @e: the entry, charged; the reaper owns and frees it from now on
+ *
+ * Called from exit_mm(). Woken after exit_notify(), at once if notify.c's
+ * hook is missing.
+ */
+void amt_reaper_queue_exit(struct amt_entry *e)
+{
+	amt_defer(e, NULL);
+	if (amt_reaper_wakes_late())
+		amt_reaper_owe_wake();
+	else
+		amt_reaper_wake();
 }
 
 /*
@@ -215,44 +203,7 @@ bool amt_reaper_wake_owed(void)
 static void amt_wake_late_fn(struct work_struct *w)
 {
 	if (amt_reaper_wake_owed())
-		amt_stat_inc(AMT_STAT_WAKE_FALLBACK);
-}
-
-/**
- * amt_reaper_handoff() - give stashes to the reaper and wake it
- * @which: see amt_handoff()
- *
- * Return: how many were handed off.
- */
-unsigned int amt_reaper_handoff(enum amt_handoff_which which)
-{
-	unsigned int n = amt_handoff(which, NULL);
-
-	if (n)
-		amt_reaper_wake();
-	return n;
-}
-
-static void amt_handoff_fn(struct work_struct *w)
-{
-	unsigned long next;
-
-	if (amt_handoff(AMT_HANDOFF_LATE, &next))
-		amt_reaper_wake();
-	if (next)
-		schedule_delayed_work(&amt_handoff_work,
-				      max_t(long, (long)(next - jiffies), 1));
-}
-
-/**
- * amt_reaper_watch_stash() - a stash was made: bound its wait
- *
- * A timer already armed fires no later than AMT_STASH_MAX from now, and
- * re-arms itself for the stashes that are not late yet.
- */
-void amt_reaper_watch_stash(void)
-{
-	schedule_delayed_work(&amt_handoff_work, AMT_STASH_MAX);
+		amt_stat_inc(AMT_STAT_wake_fallback);
 }
 
 static int amt_reaper_fn(void *unused)
@@ -295,93 +246,14 @@ static int amt_reaper_fn(void *unused)
 }
 
 /**
- * amt_reaper_drain() - wait until everything deferred before the call ended
- * @timeout_ms: give up after this long
- *
- * An epoch, not a quiet moment: exits deferred after the call do not hold
- * it up. Stashes whose task is stuck before exit_notify() are handed to
- * the reaper; the others are torn down by their tasks, which the boost
- * below hurries (and by the reaper after AMT_STASH_MAX at the latest).
- * Also flushes the delayed fputs the teardowns left (a last fput() after
- * exit_task_work() or in a kthread goes through delayed_fput), so mapped
- * files are closed on return.
- *
- * Return: 0; -ETIMEDOUT; -EINTR on a fatal signal.
+ * amt_reaper_press() - someone waits for the memory: run at their nice
+ * @nice: the waiter's nice; the reapers take it, and 0 at least, until
+ *	their work is done
  */
-int amt_reaper_drain(unsigned int timeout_ms)
+void amt_reaper_press(int nice)
 {
-	u64 epoch = amt_epoch();
-	long left;
-
-	amt_reaper_handoff(AMT_HANDOFF_STUCK);
-	/*
-	 * Someone waits for the queue now: the reapers run at the drainer's
-	 * priority (0 at least) until it is empty, and are woken also for
-	 * exits queued quietly whose task is still on its way to (or stuck
-	 * before) exit_notify().
-	 */
-	amt_reaper_wake_owed();
-	amt_reaper_boost();
-	left = amt_wait_epoch(epoch, msecs_to_jiffies(timeout_ms));
-	amt_stat_inc(AMT_STAT_DRAINS);
-	if (left > 0) {
-		amt_flush_fput();
-		return 0;
-	}
-	amt_stat_inc(AMT_STAT_DRAIN_TIMEOUTS);
-	return left ? -EINTR : -ETIMEDOUT;
-}
-
-/**
- * amt_reaper_boost() - make the reapers drain at the waiter's priority, now
- *
- * For reclaim, the OOM killer, a memcg charge and a drain, in the task
- * that waits for the memory: queued memory is the cheapest memory to get
- * back (its owners are dead), but not behind every runnable task, nor
- * behind work of the waiter's priority. At nice 0 or better, until the
- * reapers' work is done.
- */
-void amt_reaper_boost(void)
-{
-	/* no give-way now, for the reapers and the self teardowns alike */
-	amt_hurry();
-	amt_reaper_renice(task_nice(current));
+	amt_reaper_renice(nice);
 	wake_up(&amt_reaper_wq);
-}
-
-/* Enough freed for an allocation retry to have a chance: 1 MiB. */
-#define AMT_PROGRESS_PAGES (SZ_1M >> PAGE_SHIFT)
-
-/**
- * amt_reaper_wait_progress() - wait for the reaper to free some memory
- * @ms: the most to wait
- *
- * Returns as soon as deferred teardowns have freed AMT_PROGRESS_PAGES
- * since the call (ended teardowns, or those in flight unmapping), when
- * nothing is deferred, or after @ms. Only pages freed during the wait
- * count, and only pages that really leave (amt_progress()): an OOM
- * invocation that sees no new progress gets 0 and may kill. Stashes whose
- * task is stuck are handed to the reaper first.
- *
- * Return: pages freed during the wait.
- */
-unsigned long amt_reaper_wait_progress(unsigned int ms)
-{
-	unsigned long start = amt_progress(), got = 0;
-	unsigned long end = jiffies + msecs_to_jiffies(ms);
-
-	if (!amt_pending_mms())
-		return 0;
-	amt_handoff(AMT_HANDOFF_STUCK, NULL);
-	amt_reaper_boost();
-	while (time_before(jiffies, end)) {
-		/* woken when a teardown ends; polled for those in flight */
-		amt_wait_ended(msecs_to_jiffies(10));
-		got = amt_progress() - start;
-		if (got >= AMT_PROGRESS_PAGES || !amt_pending_mms())
-			break;
-	}
-	return got;
 }
 
 /**
@@ -428,7 +300,6 @@ void amt_reaper_stop(void)
 
 	/* kthread_stop() wakes a reaper; work items must not outlive us */
 	cancel_delayed_work_sync(&amt_wake_late_work);
-	cancel_delayed_work_sync(&amt_handoff_work);
 	/* (nothing queues it any more: the hooks are gone) */
 	irq_work_sync(&amt_wake_irq_work);
 	/* each stops only with the queue empty: the last one empties it */

@@ -12,20 +12,17 @@
 #include "interface.h"
 #include "pending.h"
 
-
 int amt_reaper_start(unsigned int n);
 void amt_reaper_stop(void);
 void amt_reaper_wake_late(bool on);
-void amt_reaper_queue_exit(struct amt_entry *e, struct task_struct *leader);
+bool amt_reaper_wakes_late(void);
+void amt_reaper_queue_exit(struct amt_entry *e);
+void amt_reaper_owe_wake(void);
 void amt_reaper_wake(void);
-void amt_reaper_watch_stash(void);
-unsigned int amt_reaper_handoff(enum amt_handoff_which which);
 bool amt_reaper_wake_owed(void);
 /* Exits queued without a wake-up yet; read by the exit_notify() hook. */
 extern atomic_t amt_wake_owed;
-int amt_reaper_drain(unsigned int timeout_ms);
-void amt_reaper_boost(void);
-unsigned long amt_reaper_wait_progress(unsigned int ms);
+void amt_reaper_press(int nice);
 bool amt_is_reaper(struct task_struct *t);
 struct task_struct *amt_reaper_task(void);
 u64 amt_reaper_cpu_ns(void);

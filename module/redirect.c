@@ -68,3 +68,40 @@ void amt_redirect_unregister(struct amt_redirect *r)
 	}
 	synchronize_rcu_tasks();
 }
+
+/**
+ * amt_symbol_bounds() - the bounds of the function around @addr, by name
+ * @addr: a kernel text address
+ * @names: the functions it may be in, NULL-terminated
+ * @clones: also GCC's clones of them ("exit_mm.isra.0", ".cold")
+ * @start: set to the function's start
+ * @end: set to its end
+ * @sym: KSYM_SYMBOL_LEN bytes: sprint_symbol()'s "name+off/size", for
+ *	messages
+ *
+ * Return: true if @addr is in one of @names; @start and @end are set then.
+ */
+bool amt_symbol_bounds(unsigned long addr, const char *const names[],
+		       bool clones, unsigned long *start, unsigned long *end,
+		       char *sym)
+{
+	unsigned long off, size;
+	const char *plus;
+	size_t n;
+
+	sprint_symbol(sym, addr);
+	plus = strchr(sym, '+');
+	if (!plus || sscanf(plus, "+%lx/%lx", &off, &size) != 2 ||
+	    off >= size)
+		return false;
+	for (; *names; names++) {
+		n = strlen(*names);
+		if (!strncmp(sym, *names, n) &&
+		    (sym + n == plus || (clones && sym[n] == '.'))) {
+			*start = addr - off;
+			*end = addr - off + size;
+			return true;
+		}
+	}
+	return false;
+}

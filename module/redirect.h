@@ -33,8 +33,27 @@ struct amt_redirect {
 /* A watch: reads the arguments, changes nothing. */
 #define AMT_WATCH_FLAGS (FTRACE_OPS_FL_RECURSION | AMT_FTRACE_OPS_SAVE_REGS)
 
+/*
+ * Declare @var, a redirect of the function @fname (NULL: set .ip before
+ * registering) whose ftrace callback is @callback, with its in-flight
+ * count.
+ */
+#define AMT_DEFINE_REDIRECT(var, callback, fname)				\
+	static DEFINE_PER_CPU(long, var##_inflight);				\
+	static void notrace callback(unsigned long ip, unsigned long parent_ip, \
+				     struct ftrace_ops *ops,			\
+				     struct ftrace_regs *fregs);		\
+	static struct amt_redirect var = {					\
+		.ops = { .func = callback, .flags = AMT_REDIRECT_FLAGS },	\
+		.name = fname,							\
+		.inflight = &var##_inflight,					\
+	}
+
 int amt_redirect_register(struct amt_redirect *r);
 void amt_redirect_unregister(struct amt_redirect *r);
+bool amt_symbol_bounds(unsigned long addr, const char *const names[],
+		       bool clones, unsigned long *start, unsigned long *end,
+		       char *sym);
 
 /**
  * amt_redirect_to() - from the callback: run @target instead, same arguments

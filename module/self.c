@@ -5,24 +5,99 @@
  * reaper, while the teardown stays on the task's own CPU, in parallel with
  * other exits, and charged to its own cgroup.
  *
- * At the final drop in exit_mm() the hook stashes the mm in the deferred
- * set (pending.c), keyed by the task; the hook after exit_notify()
- * (notify.c) sends the task to amt_self_teardown(), which takes its stash
- * back, if it still has one, and drops the reference. A task that does not
- * come for its stash within AMT_STASH_MAX (its close blocks in
- * exit_files(), say) loses it to the reaper (reaper.c), and so does every
- * stash at OOM, under reclaim, at a drain (if its task is still before
- * exit_notify()) and at unload: the memory is never held where nothing can
- * reach it.
+ * At the final drop in exit_mm() the hook stashes the mm (stash.c); the
+ * hook after exit_notify() (notify.c) sends the task to
+ * amt_self_teardown(), which takes its stash back, if the reaper has not
+ * taken it meanwhile, and drops the reference.
  *
  * Copyright (C) 2026 The async_mm_teardown authors.
  */
 #include <linux/mmu_notifier.h>
 #include <linux/sched.h>
+#include "giveway.h"
 #include "pending.h"
 #include "reaper.h"
 #include "self.h"
+#include "stash.h"
 #include "stats.h"
+
+/*
+ * Where a dying task keeps its cgroup populated until its final switch,
+ * a teardown after exit_notify() keeps it populated until it ends.
+ */
+static bool amt_self_holds_cgroup(void)
+{
+	return amt_cgroup_unlinked_at_death();
+}
+
+/*
+ * Where exiting tasks hold up RCU-tasks from before exit_notify() to their
+ * end, a self teardown delays every synchronize_rcu_tasks() for as long as
+ * it runs or sleeps; one in exit_mm() only while it runs.
+ */
+static bool amt_self_holds_tasks_rcu(void)
+{
+	return amt_exit_holds_tasks_rcu();
+}
+
+/**
+ * amt_self_cost() - what a self teardown makes others wait for here
+ *
+ * Where it is not NULL, a load without mode= takes the reaper
+ * (docs/design.md, "mode=self and the cgroup" and "... the rest of the
+ * kernel").
+ *
+ * Return: the reason, for the kernel log, or NULL.
+ */
+const char *amt_self_cost(void)
+{
+	if (amt_self_holds_cgroup())
+		return "this kernel keeps a dying task's cgroup populated until it is dead: with mode=self the cgroup stays populated until the teardown ends";
+	if (amt_self_holds_tasks_rcu())
+		return "this kernel's exiting tasks hold up RCU-tasks grace periods after exit_notify(): with mode=self, synchronize_rcu_tasks() (ftrace, kprobes, BPF) waits for a self teardown that sleeps (on a lock, in a driver's close)";
+	return NULL;
+}
+
+/**
+ * amt_self_refusal() - why mode=self is refused here even when asked for
+ * @hooked: the hook after exit_notify() is in place
+ *
+ * On PREEMPT_RT a sleeping-lock wait is a voluntary switch (__schedule()'s
+ * SM_RTLOCK_WAIT): an exit_mm() teardown is quiescent for RCU-tasks at
+ * each one, a self teardown inside the exit section is not.
+ *
+ * Return: the reason, for the kernel log and a refused write, or NULL.
+ */
+const char *amt_self_refusal(bool hooked)
+{
+	if (!hooked)
+		return "self mode is unavailable on this kernel (no hook after exit_notify())";
+	if (amt_self_holds_tasks_rcu() && IS_ENABLED(CONFIG_PREEMPT_RT))
+		return "on this PREEMPT_RT kernel a self teardown would hold up RCU-tasks grace periods (ftrace, kprobes, BPF) longer than an inline one";
+	return NULL;
+}
+
+/**
+ * amt_self_possible() - may the exiting task (current) tear its mm down?
+ * @mm: the mm, whose last reference current holds
+ *
+ * Return: false, counted, if it has a mempolicy that notify.c cannot put
+ * after the teardown; or if the mm has mmu notifiers and this kernel's
+ * exiting tasks hold up RCU-tasks grace periods after exit_notify(): a
+ * notifier's release() may wait for a device there.
+ */
+bool amt_self_possible(struct mm_struct *mm)
+{
+	if (current->mempolicy && !amt_stash_mempolicy_ok()) {
+		amt_stat_inc(AMT_STAT_self_mempolicy);
+		return false;
+	}
+	if (amt_self_holds_tasks_rcu() && mm_has_notifiers(mm)) {
+		amt_stat_inc(AMT_STAT_self_notifier);
+		return false;
+	}
+	return true;
+}
 
 /* Has @tsk (current) a stash of its own still to tear down? */
 static bool amt_self_waiting(void *tsk)
@@ -30,91 +105,8 @@ static bool amt_self_waiting(void *tsk)
 	return amt_stash_own(tsk);
 }
 
-/* notify.c can run mpol_put_task_policy() after a self teardown */
-static bool amt_self_mpol_ok;
-
 /**
- * amt_self_allow_mempolicy() - tasks with a mempolicy may stash from now on
- *
- * Called once the hook after exit_notify() has found that it can call the
- * original mpol_put_task_policy() after the teardown.
- */
-void amt_self_allow_mempolicy(void)
-{
-	smp_store_release(&amt_self_mpol_ok, true);
-}
-
-/**
- * amt_self_possible() - may the exiting task (current) tear its mm down?
- * @mm: the mm, whose last reference current holds
- *
- * Return: false, counted, if it has a mempolicy and the hook after
- * exit_notify() cannot run the original mpol_put_task_policy() after the
- * teardown (not learned yet, or unsafe to call here: see notify.c); or if
- * the mm has mmu notifiers and this kernel's exiting tasks hold up
- * RCU-tasks grace periods after exit_notify(): a notifier's release()
- * may wait for a device there, and every synchronize_rcu_tasks() with it.
- */
-bool amt_self_possible(struct mm_struct *mm)
-{
-	if (current->mempolicy && !smp_load_acquire(&amt_self_mpol_ok)) {
-		amt_stat_inc(AMT_STAT_SELF_MEMPOLICY);
-		return false;
-	}
-	if (amt_self_holds_tasks_rcu() && mm_has_notifiers(mm)) {
-		amt_stat_inc(AMT_STAT_SELF_NOTIFIER);
-		return false;
-	}
-	return true;
-}
-
-/**
- * amt_self_leader() - the leader to leave the exiting thread's mm to
- *
- * The parent's waitpid() waits for the thread group leader: a thread that
- * dies before its exiting leader has passed exit_notify() (a vhost worker
- * on 6.4+, which finishes vhost_task_stop()'s wait before its own
- * do_exit()) does not end that wait, and a teardown started, or a reaper
- * woken, after its own exit_notify() only competes with the leader on its
- * way there: the vhost release's synchronize_rcu() ended only with such a
- * teardown (docs/design.md, "Late final drops"). Such a thread leaves its
- * deferred mm to the leader (amt_defer_to_leader()).
- *
- * Context: the final drop, before exit_notify(): current is still in its
- * thread group, so its leader cannot be released (delay_group_leader()).
- *
- * Return: current's group leader if it is another task, exiting, not past
- * exit_notify(), and able to take a stash; NULL otherwise.
- */
-struct task_struct *amt_self_leader(void)
-{
-	struct task_struct *leader = current->group_leader;
-
-	if (leader == current || !(READ_ONCE(leader->flags) & PF_EXITING) ||
-	    READ_ONCE(leader->exit_state))
-		return NULL;
-	/* what notify.c cannot redirect for the leader, it cannot take */
-	if (READ_ONCE(leader->mempolicy) && !smp_load_acquire(&amt_self_mpol_ok))
-		return NULL;
-	return leader;
-}
-
-/**
- * amt_self_stash() - keep an entry for the exiting task to tear down later
- * @e: the entry, charged; it owns the last reference of its mm
- * @leader: from amt_self_leader(): the task to leave it to, or NULL
- */
-void amt_self_stash(struct amt_entry *e, struct task_struct *leader)
-{
-	if (!leader)
-		amt_defer(e, current);
-	else if (amt_defer_to_leader(e, leader))
-		amt_stat_inc(AMT_STAT_TO_LEADER);
-	amt_reaper_watch_stash();
-}
-
-/**
- * amt_self_teardown() - tear down the mm @tsk stashed, if it still has it
+ * amt_self_teardown() - tear down what @tsk stashed, if it still has it
  * @tsk: current, after exit_notify()
  */
 void amt_self_teardown(struct task_struct *tsk)
@@ -122,16 +114,11 @@ void amt_self_teardown(struct task_struct *tsk)
 	bool queued = false;
 	struct amt_entry *e;
 
-	/*
-	 * Only a task that owns a stash gives way, until the stash is gone
-	 * (handed off): meanwhile it is still counted and reachable by the
-	 * hand-off, OOM, reclaim and unload.
-	 */
+	/* meanwhile its stash is still counted and can be handed off */
 	amt_give_way(amt_self_waiting, tsk);
 	/*
-	 * NULL if it never stashed, or lost its stash to the reaper. More
-	 * than one if a late final drop (hook.c) stashed another mm, or
-	 * threads that died before it left theirs (amt_self_leader()).
+	 * More than one if a late final drop (hook.c) stashed another mm, or
+	 * threads that died before it left theirs (amt_stash_leader()).
 	 */
 	while ((e = amt_stash_take(tsk, &queued))) {
 		/* those left for the reaper: the death is visible now */

@@ -8,12 +8,10 @@
 #define AMT_SELF_H
 
 #include <linux/sched.h>
-#include "pending.h"
 
-void amt_self_allow_mempolicy(void);
+const char *amt_self_cost(void);
+const char *amt_self_refusal(bool hooked);
 bool amt_self_possible(struct mm_struct *mm);
-void amt_self_stash(struct amt_entry *e, struct task_struct *leader);
-struct task_struct *amt_self_leader(void);
 void amt_self_teardown(struct task_struct *tsk);
 
 #endif /* AMT_SELF_H */

@@ -17,8 +17,9 @@
  */
 #include <linux/notifier.h>
 #include <linux/suspend.h>
+#include "hurry.h"
 #include "pending.h"
-#include "reaper.h"
+#include "stash.h"
 #include "suspend.h"
 
 /* The freezer's own default limit (kernel/power/process.c) */
@@ -35,12 +36,12 @@ static int amt_pm_notify(struct notifier_block *nb, unsigned long action,
 	case PM_RESTORE_PREPARE:
 		/* the flag first: no stash is taken by its task after this */
 		amt_pending_suspend(true);
-		amt_reaper_handoff(AMT_HANDOFF_ALL);
+		amt_stash_handoff(AMT_HANDOFF_ALL);
 		/* (hurried: no self teardown naps meanwhile) */
-		amt_reaper_boost();
-		while (amt_self_teardowns() && time_before(jiffies, end))
+		amt_hurry();
+		while (amt_pending_self_running() && time_before(jiffies, end))
 			amt_wait_ended(HZ / 10);
-		if (!amt_self_teardowns())
+		if (!amt_pending_self_running())
 			return NOTIFY_OK;
 		pr_warn("a self-mode teardown still runs after %d s: refusing the suspend, as the freezer would\n",
 			AMT_SUSPEND_WAIT / HZ);

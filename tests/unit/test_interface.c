@@ -26,12 +26,14 @@ static int failed, passed;
 } while (0)
 
 struct stat_def {
-	const char *name, *kind, *unit, *metric, *label, *help;
+	const char *name, *kind, *src, *unit, *metric, *label, *help;
 };
 
-#define AMT_STAT_DEF(n, k, u, m, l, h) { #n, #k, #u, m, l, h },
+#define AMT_STAT_DEF(n, k, s, u, m, l, h) { #n, #k, #s, #u, m, l, h },
 static const struct stat_def stats[] = { AMT_STAT_LIST(AMT_STAT_DEF) };
 #define NSTATS (sizeof(stats) / sizeof(stats[0]))
+static const char *const modes[] = { AMT_MODE_NAMES };
+#define NMODES (sizeof(modes) / sizeof(modes[0]))
 
 struct param_def {
 	const char *name, *when, *type, *allowed, *help;
@@ -75,6 +77,10 @@ int main(void)
 		      s->metric);
 		CHECK(!strcmp(s->kind, "COUNTER") || !strcmp(s->kind, "GAUGE"),
 		      "stat %s: kind %s", s->name, s->kind);
+		/* a per-CPU counter only grows */
+		CHECK(!strcmp(s->src, "MODULE") ||
+		      (!strcmp(s->src, "PERCPU") && !strcmp(s->kind, "COUNTER")),
+		      "stat %s: src %s (%s)", s->name, s->src, s->kind);
 		for (j = 0; j < sizeof(units) / sizeof(units[0]); j++)
 			unit_ok |= !strcmp(s->unit, units[j]);
 		CHECK(unit_ok, "stat %s: unknown unit %s", s->name, s->unit);
@@ -122,7 +128,14 @@ int main(void)
 		for (j = 0; j < i; j++)
 			CHECK(strcmp(params[j].name, p->name),
 			      "param %s listed twice", p->name);
+		/* mode, the only CHOICE: its text names every value */
+		for (j = 0; !strcmp(p->type, "CHOICE") && j < NMODES; j++)
+			CHECK(strstr(p->allowed, modes[j]) != NULL,
+			      "param %s: '%s' not in '%s'", p->name, modes[j],
+			      p->allowed);
 	}
+	CHECK(AMT_DRAIN_MIN_MS >= 1 && AMT_DRAIN_MIN_MS < AMT_DRAIN_MAX_MS,
+	      "drain range %d..%d", AMT_DRAIN_MIN_MS, AMT_DRAIN_MAX_MS);
 	printf("%s - interface.h: %zu stats lines and %zu parameters well formed (%d checks)\n",
 	       failed ? "not ok" : "ok", NSTATS, NPARAMS, passed + failed);
 	return failed != 0;

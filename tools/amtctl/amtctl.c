@@ -243,7 +243,7 @@ int amtctl_write_file(const char *path, const char *val)
 
 bool amtctl_loaded(void)
 {
-	return access(AMT_SYSFS "/initstate", F_OK) == 0 ||
+	return access(AMT_SYSFS_DIR "/initstate", F_OK) == 0 ||
 	       access(AMT_PARAMS_DIR, F_OK) == 0;
 }
 
@@ -318,7 +318,7 @@ void amtctl_kmsg_mark(struct amtctl_kmsg *k)
  */
 int amtctl_kmsg_print_new(struct amtctl_kmsg *k)
 {
-	static const char prefix[] = AMT_MODNAME ": ";
+	static const char prefix[] = AMT_NAME ": ";
 	char rec[8192], *text, *nl;
 	int printed = 0;
 	ssize_t n;
@@ -356,7 +356,7 @@ void amtctl_kmsg_close(struct amtctl_kmsg *k)
 
 /* ---- parameters ---- */
 
-static const char *const amtctl_modes[] = { "reaper", "self", NULL };
+static const char *const amtctl_modes[] = { AMT_MODE_NAMES, NULL };
 
 /* The module's parameters, from the header the module builds with. */
 #define AMTCTL_BOOL_BOOL	true
@@ -434,7 +434,7 @@ int amtctl_param_arg(char *arg, const struct amtctl_param **p, char **val)
 				    arg, amtctl_param_names());
 	if ((*p)->load_only) {
 		*eq = '=';
-		return amtctl_usage("'%s': %s is set at load only (modprobe " AMT_MODNAME " %s, or a line in /etc/modprobe.d/); allowed parameters: %s",
+		return amtctl_usage("'%s': %s is set at load only (modprobe " AMT_NAME " %s, or a line in /etc/modprobe.d/); allowed parameters: %s",
 				    arg, (*p)->name, arg, amtctl_param_names());
 	}
 	if (!**val || strpbrk(*val, " \t\n\"'")) {
@@ -530,7 +530,7 @@ const struct amtctl_stat *amtctl_stats_get(const struct amtctl_stats *st,
 int amtctl_stats_error(int err)
 {
 	if (err == ENOENT && !amtctl_loaded()) {
-		amtctl_err(AMT_MODNAME " is not loaded");
+		amtctl_err(AMT_NAME " is not loaded");
 		return AMTCTL_NOT_LOADED;
 	}
 	if (err == ENOENT)

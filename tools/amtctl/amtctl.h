@@ -12,18 +12,8 @@
 #include <stddef.h>
 #include "interface.h"
 
-#define AMT_MODNAME	"async_mm_teardown"
 #define AMTCTL_UNUSED	__attribute__((unused))
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
-/* Overridable at build time, for tests against a fake tree. */
-#ifndef AMT_SYSFS
-#define AMT_SYSFS	"/sys/module/" AMT_MODNAME
-#endif
-#ifndef AMT_STATS_FILE
-#define AMT_STATS_FILE	"/sys/kernel/debug/" AMT_MODNAME "/stats"
-#endif
-#define AMT_PARAMS_DIR	AMT_SYSFS "/parameters"
-#define AMT_DRAIN_FILE	"/sys/kernel/async_mm_teardown/drain"
 
 /* Exit status of every command: see amtctl help and amtctl(8). */
 enum {

@@ -52,7 +52,7 @@ static int amtctl_initstate(struct kmod_ctx *ctx)
 	struct kmod_module *mod;
 	int state;
 
-	if (!ctx || kmod_module_new_from_name(ctx, AMT_MODNAME, &mod) < 0)
+	if (!ctx || kmod_module_new_from_name(ctx, AMT_NAME, &mod) < 0)
 		return amtctl_loaded() ? KMOD_MODULE_LIVE : -ENOENT;
 	state = kmod_module_get_initstate(mod);
 	kmod_module_unref(mod);
@@ -153,16 +153,16 @@ int amtctl_status(int argc, char **argv AMTCTL_UNUSED)
 	state = amtctl_initstate(ctx);
 	if (ctx)
 		kmod_unref(ctx);
-	amtctl_status_line("module", AMT_MODNAME, false);
+	amtctl_status_line("module", AMT_NAME, false);
 	amtctl_status_line("state", amtctl_state_name(state), false);
 	if (state < 0)
 		return AMTCTL_NOT_LOADED;
 
-	if (amtctl_read_file(AMT_SYSFS "/version", buf, sizeof(buf)) < 0)
+	if (amtctl_read_file(AMT_SYSFS_DIR "/version", buf, sizeof(buf)) < 0)
 		snprintf(buf, sizeof(buf), "unknown");
 	amtctl_trim(buf);
 	amtctl_status_line("version", buf, false);
-	if (amtctl_read_file(AMT_SYSFS "/refcnt", buf, sizeof(buf)) > 0) {
+	if (amtctl_read_file(AMT_SYSFS_DIR "/refcnt", buf, sizeof(buf)) > 0) {
 		amtctl_trim(buf);
 		amtctl_status_line("refcount", buf, false);
 	}
@@ -207,7 +207,7 @@ static long amtctl_sysctl(const char *path)
 
 static void amtctl_already_loaded(void)
 {
-	amtctl_err(AMT_MODNAME " is already loaded (change parameters with 'amtctl set', or unload it first)");
+	amtctl_err(AMT_NAME " is already loaded (change parameters with 'amtctl set', or unload it first)");
 }
 
 static void amtctl_not_root(void)
@@ -278,7 +278,7 @@ static struct kmod_module *amtctl_lookup(struct kmod_ctx *ctx)
 	struct kmod_list *list = NULL;
 	int err;
 
-	err = kmod_module_new_from_lookup(ctx, AMT_MODNAME, &list);
+	err = kmod_module_new_from_lookup(ctx, AMT_NAME, &list);
 	if (!err && list) {
 		mod = kmod_module_get_module(list);
 		kmod_module_unref_list(list);
@@ -288,7 +288,7 @@ static struct kmod_module *amtctl_lookup(struct kmod_ctx *ctx)
 		mod = NULL;
 	}
 	if (!mod)
-		amtctl_err(AMT_MODNAME " is not installed for kernel %s: install the async-mm-teardown-dkms package or run dkms install",
+		amtctl_err(AMT_NAME " is not installed for kernel %s: install the async-mm-teardown-dkms package or run dkms install",
 			   amtctl_kernel_release());
 	return mod;
 }
@@ -304,8 +304,8 @@ static struct kmod_module *amtctl_from_path(struct kmod_ctx *ctx,
 		amtctl_err("%s: %s", path, strerror(-err));
 		return NULL;
 	}
-	if (strcmp(kmod_module_get_name(mod), AMT_MODNAME)) {
-		amtctl_err("%s is module '%s', not " AMT_MODNAME, path,
+	if (strcmp(kmod_module_get_name(mod), AMT_NAME)) {
+		amtctl_err("%s is module '%s', not " AMT_NAME, path,
 			   kmod_module_get_name(mod));
 		kmod_module_unref(mod);
 		return NULL;
@@ -406,7 +406,7 @@ int amtctl_unload(int argc, char **argv AMTCTL_UNUSED)
 	ctx = amtctl_kmod();
 	if (!ctx)
 		return AMTCTL_ERR;
-	err = kmod_module_new_from_name(ctx, AMT_MODNAME, &mod);
+	err = kmod_module_new_from_name(ctx, AMT_NAME, &mod);
 	if (err < 0) {
 		amtctl_err("libkmod: %s", strerror(-err));
 		goto out_ctx;
@@ -414,15 +414,15 @@ int amtctl_unload(int argc, char **argv AMTCTL_UNUSED)
 	err = kmod_module_remove_module(mod, 0);
 	switch (-err) {
 	case 0:
-		printf("unloaded " AMT_MODNAME "\n");
+		printf("unloaded " AMT_NAME "\n");
 		ret = AMTCTL_OK;
 		break;
 	case ENOENT:
-		amtctl_err(AMT_MODNAME " is not loaded");
+		amtctl_err(AMT_NAME " is not loaded");
 		ret = AMTCTL_NOT_LOADED;
 		break;
 	case EAGAIN:
-		if (amtctl_read_file(AMT_SYSFS "/refcnt", refcnt,
+		if (amtctl_read_file(AMT_SYSFS_DIR "/refcnt", refcnt,
 				     sizeof(refcnt)) > 0)
 			amtctl_trim(refcnt);
 		amtctl_err("module busy (a drain is in progress? refcount %s) — try again",

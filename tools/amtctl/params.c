@@ -17,7 +17,7 @@
 
 static int amtctl_not_loaded(void)
 {
-	amtctl_err(AMT_MODNAME " is not loaded");
+	amtctl_err(AMT_NAME " is not loaded");
 	return AMTCTL_NOT_LOADED;
 }
 
@@ -173,7 +173,7 @@ int amtctl_drain(int argc, char **argv)
 		return AMTCTL_ERR;
 	}
 	err = amtctl_write_error(err, "drain", ms,
-				 "a timeout in milliseconds from 1 to 3600000",
+				 "a timeout in milliseconds from " AMT_XSTR(AMT_DRAIN_MIN_MS) " to " AMT_XSTR(AMT_DRAIN_MAX_MS),
 				 &kmsg);
 	amtctl_kmsg_close(&kmsg);
 	return err;

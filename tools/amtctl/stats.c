@@ -16,7 +16,7 @@
 #include <time.h>
 #include "amtctl.h"
 
-#define AMT_PROM_PREFIX AMT_MODNAME "_"
+#define AMT_PROM_PREFIX AMT_NAME "_"
 
 /* ---- units ---- */
 
@@ -124,7 +124,7 @@ struct amtctl_metric {
 #define AMTCTL_NS_pid		false
 #define AMTCTL_NS_threads	false
 #define AMTCTL_NS_bool		false
-#define AMTCTL_METRIC(n, k, u, m, l, h) \
+#define AMTCTL_METRIC(n, k, s, u, m, l, h) \
 	{ #n, m, AMTCTL_COUNTER_##k, AMTCTL_NS_##u, l, h },
 static const struct amtctl_metric amtctl_metrics[] = {
 	AMT_STAT_LIST(AMTCTL_METRIC)

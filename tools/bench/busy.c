@@ -3,7 +3,7 @@
  * exit_latency section 8, busy: 16 children of 96 MiB killed together
  * while a CPU burner runs on every CPU (at nice 0, then at nice -5): the
  * time until their memory is back. No drain inside the timing: a drain
- * hurries the teardowns (amt_reaper_boost()), which is what this section
+ * hurries the teardowns (amt_hurry()), which is what this section
  * must not do; memory back is polled every 2 ms.
  */
 #include "bench.h"

@@ -232,7 +232,7 @@ void amt_drop_caches(void)
 
 bool amt_loaded(void)
 {
-	return access("/sys/module/async_mm_teardown", F_OK) == 0;
+	return access(AMT_SYSFS_DIR, F_OK) == 0;
 }
 
 static int amt_load_ko(const char *ko, const char *params)
@@ -356,18 +356,19 @@ long amt_param_get(const char *name)
 	return strtol(buf, NULL, 0);
 }
 
-/* Scaled like the test timeouts (amt_slow); the file takes at most 1 h. */
+/* Scaled like the test timeouts (amt_slow), within the file's range. */
 int amt_drain(unsigned int ms)
 {
 	unsigned long scaled = (unsigned long)ms * amt_slow();
 	char v[32];
 
-	snprintf(v, sizeof(v), "%lu", scaled < 3600000 ? scaled : 3600000);
+	snprintf(v, sizeof(v), "%lu",
+		 scaled < AMT_DRAIN_MAX_MS ? scaled : AMT_DRAIN_MAX_MS);
 	return amt_write_file(AMT_DRAIN, v);
 }
 
 /* The stats lines the module prints, from the header it builds with. */
-#define AMT_STAT_NAME(n, k, u, m, l, h) #n,
+#define AMT_STAT_NAME(n, k, s, u, m, l, h) #n,
 const char *const amt_stat_names[] = { AMT_STAT_LIST(AMT_STAT_NAME) NULL };
 
 long amt_stat(const char *name)

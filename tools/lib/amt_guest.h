@@ -18,9 +18,9 @@
 #include "../../module/interface.h"
 
 #define AMT_KO "/amt/async_mm_teardown.ko"
-#define AMT_PARAMS "/sys/module/async_mm_teardown/parameters/"
-#define AMT_STATS "/sys/kernel/debug/async_mm_teardown/stats"
-#define AMT_DRAIN "/sys/kernel/async_mm_teardown/drain"
+#define AMT_PARAMS AMT_PARAMS_DIR "/"
+#define AMT_STATS AMT_STATS_FILE
+#define AMT_DRAIN AMT_DRAIN_FILE
 #define AMT_TRACE "/sys/kernel/tracing/"
 #define MiB (1024UL * 1024UL)
 

@@ -45,7 +45,7 @@ static uint64_t round_ns(bool deferred, int nice)
 		kill(pids[i], SIGKILL);
 	for (i = 0; i < N; i++)
 		amt_reap(pids[i]);
-	/* no drain: it would end the give-way (amt_reaper_boost()) */
+	/* no drain: it would end the give-way (amt_hurry()) */
 	while (amt_mem_back_kb() < base - TOL_KB) {
 		if (amt_now_ns() - t0 > limit) {
 			amt_note("%s: %ld of %ld kB back after %d s; pending_mms %ld",

@@ -1,0 +1,132 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Stashes: a deferred mm kept in the deferred set (pending.c) for a dying
+ * task, which acts on it right after its exit_notify() (notify.c's hook):
+ * its own mm in mode=self, torn down by the task; and in both modes, the
+ * mm of a thread that died before its exiting group leader, left to the
+ * leader (torn down by it, or queued for the reaper). A stash whose task
+ * does not come within AMT_STASH_MAX goes to the reaper, so the memory is
+ * never held where nothing can reach it.
+ *
+ * Copyright (C) 2026 The async_mm_teardown authors.
+ */
+#include <linux/sched.h>
+#include <linux/workqueue.h>
+#include "pending.h"
+#include "reaper.h"
+#include "stash.h"
+#include "stats.h"
+
+/* notify.c can run mpol_put_task_policy() after a self teardown */
+static bool amt_mpol_ok;
+
+/**
+ * amt_stash_allow_mempolicy() - tasks with a mempolicy may take stashes
+ *
+ * Called once the hook after exit_notify() has found that it can call the
+ * original mpol_put_task_policy() after the teardown.
+ */
+void amt_stash_allow_mempolicy(void)
+{
+	smp_store_release(&amt_mpol_ok, true);
+}
+
+/**
+ * amt_stash_mempolicy_ok() - may a task with a mempolicy take a stash?
+ *
+ * Return: true once amt_stash_allow_mempolicy() was called.
+ */
+bool amt_stash_mempolicy_ok(void)
+{
+	return smp_load_acquire(&amt_mpol_ok);
+}
+
+/**
+ * amt_stash_leader() - the leader to leave the exiting thread's mm to
+ *
+ * The parent's waitpid() waits for the thread group leader: a teardown
+ * started, or a reaper woken, after a thread's exit_notify() while the
+ * leader is still on its way there only competes with it (docs/design.md,
+ * "Late final drops").
+ *
+ * Context: the final drop, before exit_notify(): current is still in its
+ * thread group, so its leader cannot be released (delay_group_leader()).
+ *
+ * Return: current's group leader if it is another task, exiting, not past
+ * exit_notify(), and able to take a stash; NULL otherwise.
+ */
+struct task_struct *amt_stash_leader(void)
+{
+	struct task_struct *leader = current->group_leader;
+
+	if (leader == current || !(READ_ONCE(leader->flags) & PF_EXITING) ||
+	    READ_ONCE(leader->exit_state))
+		return NULL;
+	if (READ_ONCE(leader->mempolicy) && !amt_stash_mempolicy_ok())
+		return NULL;
+	return leader;
+}
+
+static void amt_stash_late_fn(struct work_struct *w);
+static DECLARE_DELAYED_WORK(amt_stash_late_work, amt_stash_late_fn);
+
+static void amt_stash_late_fn(struct work_struct *w)
+{
+	unsigned long next;
+
+	if (amt_handoff(AMT_HANDOFF_LATE, &next))
+		amt_reaper_wake();
+	if (next)
+		schedule_delayed_work(&amt_stash_late_work,
+				      max_t(long, (long)(next - jiffies), 1));
+}
+
+/**
+ * amt_stash() - keep an entry for current, or for its group leader
+ * @e: the entry, charged; it owns the last reference of its mm.
+ *	@e->to_reaper: the leader queues it for the reaper (reaper mode)
+ * @leader: from amt_stash_leader(), or NULL: current keeps it
+ *
+ * A timer already armed fires no later than AMT_STASH_MAX from now, and
+ * re-arms itself for the stashes that are not late yet.
+ *
+ * Return: true if stashed; false if it went on the reaper's queue (the
+ * leader passed exit_notify() meanwhile): the caller owes the wake-up.
+ */
+bool amt_stash(struct amt_entry *e, struct task_struct *leader)
+{
+	/* read now: once queued, a reaper may free @e */
+	bool to_reaper = e->to_reaper;
+
+	if (!leader)
+		amt_defer(e, current);
+	else if (amt_defer_to_leader(e, leader))
+		amt_stat_inc(AMT_STAT_to_leader);
+	else if (to_reaper)
+		return false;
+	schedule_delayed_work(&amt_stash_late_work, AMT_STASH_MAX);
+	return true;
+}
+
+/**
+ * amt_stash_handoff() - give stashes to the reaper and wake it
+ * @which: see amt_handoff()
+ *
+ * Return: how many were handed off.
+ */
+unsigned int amt_stash_handoff(enum amt_handoff_which which)
+{
+	unsigned int n = amt_handoff(which, NULL);
+
+	if (n)
+		amt_reaper_wake();
+	return n;
+}
+
+/**
+ * amt_stash_stop() - at unload, once no stash is left: stop the timer
+ */
+void amt_stash_stop(void)
+{
+	cancel_delayed_work_sync(&amt_stash_late_work);
+}

@@ -1,6 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Tracepoints of async_mm_teardown: events/async_mm_teardown/ in tracefs.
+ * The mm_reaper_* names are the upstream RFC's and keep its meaning in both
+ * modes (mode=self and mode=reaper): mm_reaper_queue is emitted for every
+ * deferral, mm_reaper_reap for every deferred teardown that ends, whoever
+ * ran it.
  *
  * Copyright (C) 2026 The async_mm_teardown authors.
  */
@@ -14,9 +18,8 @@
 #include <linux/tracepoint.h>
 
 /*
- * An exiting task's teardown was deferred (the RFC's name, in both modes):
- * mode=self, stashed for the task itself after exit_notify(); mode=reaper,
- * queued for the mm_reaper.
+ * An exiting task's teardown was deferred: mode=self, for the dying task
+ * (or its exiting group leader) to run; mode=reaper, for the mm_reaper.
  */
 TRACE_EVENT(mm_reaper_queue,
 	TP_PROTO(struct task_struct *tsk, unsigned long rss, int node,
@@ -42,11 +45,10 @@ TRACE_EVENT(mm_reaper_queue,
 );
 
 /*
- * A deferred mm was torn down (the RFC's name, in both modes): by=self, by
- * its own task; by=reaper, by an mm_reaper thread. charged - freeable (both
- * anonymous + swap pages, at the deferral and when the teardown began) is
- * what reclaim took meanwhile; node differs from the queue event's node
- * when the teardown ran NUMA-remote.
+ * A deferred teardown ended: by=self, run by its own task; by=reaper, by an
+ * mm_reaper thread (also a stash handed off). charged and freeable: the
+ * freeable pages at the deferral and when the teardown began (the
+ * difference is what reclaim took meanwhile).
  */
 TRACE_EVENT(mm_reaper_reap,
 	TP_PROTO(pid_t pid, unsigned long charged, unsigned long freeable,
@@ -74,7 +76,7 @@ TRACE_EVENT(mm_reaper_reap,
 		  __entry->self ? "self" : "reaper")
 );
 
-/* The OOM notifier waited for the reaper and gave the OOM killer pages. */
+/* The OOM notifier waited for deferred teardowns; freed: pages reported. */
 TRACE_EVENT(mm_reaper_oom_drain,
 	TP_PROTO(long pending, unsigned long freed, u64 ns),
 	TP_ARGS(pending, freed, ns),

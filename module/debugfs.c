@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The read-only debugfs file async_mm_teardown/stats: every counter and
- * gauge of interface.h, one "name value" per line, in its order.
+ * debugfs async_mm_teardown/stats: every line of interface.h's
+ * AMT_STAT_LIST(), as "name value", in its order.
  *
  * Copyright (C) 2026 The async_mm_teardown authors.
  */
@@ -22,9 +22,7 @@ static struct dentry *amt_debugfs_dir;
  * no line is printed that is not there.
  */
 #define AMT_V_queued			v[AMT_DEFER]
-/* every final exit drop torn down inline, for any reason */
 #define AMT_V_sync			sync
-/* the part of sync that a safety gate sent back */
 #define AMT_V_rejected			rejected
 #define AMT_V_sync_disabled		v[AMT_SYNC_DISABLED]
 #define AMT_V_sync_small		v[AMT_SYNC_SMALL]
@@ -35,7 +33,6 @@ static struct dentry *amt_debugfs_dir;
 #define AMT_V_rejected_aio		v[AMT_REJECT_AIO]
 #define AMT_V_rejected_budget		v[AMT_REJECT_BUDGET]
 #define AMT_V_rejected_nomem		v[AMT_REJECT_NOMEM]
-/* every deferred teardown that ended, whoever ran it */
 #define AMT_V_reaped		(v[AMT_STAT_reaped_by_reaper] + v[AMT_STAT_reaped_by_self])
 #define AMT_V_pending_mms		amt_pending_mms()
 #define AMT_V_pending_pages		amt_pending_pages()
@@ -73,10 +70,7 @@ DEFINE_SHOW_ATTRIBUTE(amt_stats);
 /**
  * amt_debugfs_init() - create the debugfs directory and stats file
  *
- * A kernel without debugfs (or with it locked down) still runs the module;
- * only the file is missing.
- *
- * Return: 0.
+ * Return: 0; without debugfs (or locked down) only the files are missing.
  */
 int amt_debugfs_init(void)
 {
@@ -84,7 +78,6 @@ int amt_debugfs_init(void)
 	debugfs_create_file("stats", 0444, amt_debugfs_dir, NULL,
 			    &amt_stats_fops);
 #ifdef AMT_DEBUG
-	/* the debug build only (make check-debug): a race made reachable */
 	debugfs_create_u32("debug_leader_delay_ms", 0600, amt_debugfs_dir,
 			   &amt_debug_leader_delay_ms);
 #endif

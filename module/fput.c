@@ -1,24 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Closing the files of deferred teardowns before a drain returns.
- *
- * A deferred teardown drops the last reference of the files its mm maps
- * where fput() cannot use task_work: in the reaper (a kthread) or in a task
- * that has already run exit_task_work() (mode=self). fput() then puts the
- * file on delayed_fput_list and schedules delayed_fput_work. On 6.1 and 6.12
- * flush_delayed_fput() only empties that list: if the worker has just
- * taken it, flush_delayed_fput() returns while the worker is still closing
- * the files (an unlinked tmpfs file keeps its space, an executable stays
- * ETXTBSY). 7.2 also flushes the work; neither the work nor
- * delayed_fput() is exported.
- *
- * So we watch delayed_fput() (a non-modifying ftrace_ops, any kernel) and
- * remember the work item it runs for, which is &delayed_fput_work.work;
- * amt_flush_fput() then flushes that work after flush_delayed_fput().
- * Ordering: the worker enters delayed_fput() (our callback stores the
- * pointer) before its llist_del_all() of the list; if our own
- * llist_del_all() in flush_delayed_fput() found the list already taken,
- * the two xchg()s order the worker's store before our load.
+ * Closing the files of deferred teardowns (their last fput() is delayed)
+ * before a drain returns (docs/design.md, "Drain by epoch").
  *
  * Copyright (C) 2026 The async_mm_teardown authors.
  */
@@ -38,8 +21,8 @@ static void notrace amt_fput_seen(unsigned long ip, unsigned long parent_ip,
 	struct work_struct *w = (struct work_struct *)amt_fregs_arg0(fregs);
 
 	/*
-	 * Always the same static work item: a plain store is enough. On 6.1
-	 * and 6.12 flush_delayed_fput() calls delayed_fput(NULL): not it.
+	 * Always the unexported delayed_fput_work: a plain store is enough.
+	 * NULL: flush_delayed_fput()'s own call (6.1, 6.12).
 	 */
 	if (w && READ_ONCE(amt_fput_work) != w)
 		WRITE_ONCE(amt_fput_work, w);
@@ -50,12 +33,16 @@ static struct amt_redirect amt_fput_watch = {
 		.func = amt_fput_seen,
 		.flags = AMT_WATCH_FLAGS,
 	},
-	/* not exported: by name */
 	.name = "delayed_fput",
 };
 
 /**
  * amt_flush_fput() - close every file whose last fput() was delayed so far
+ *
+ * On 6.1 and 6.12 flush_delayed_fput() returns while a worker that took
+ * the list still closes, so its work is flushed too. The worker stores it
+ * (amt_fput_seen()) before its llist_del_all(); if ours found the list
+ * taken, the two xchg()s order that store before our load.
  *
  * Context: process context, may sleep; not from a workqueue.
  */
@@ -65,7 +52,7 @@ void amt_flush_fput(void)
 
 	flush_delayed_fput();
 	w = READ_ONCE(amt_fput_work);
-	/* (no worker seen since load: none can hold a file of ours) */
+	/* none seen since load: no worker holds a file of ours */
 	if (w)
 		flush_delayed_work(to_delayed_work(w));
 }
@@ -83,7 +70,9 @@ void amt_fput_init(void)
 	amt_fput_watching = true;
 }
 
-/** amt_fput_exit() - stop watching (waits for running callbacks) */
+/**
+ * amt_fput_exit() - stop watching (waits for running callbacks)
+ */
 void amt_fput_exit(void)
 {
 	if (!amt_fput_watching)

@@ -19,7 +19,7 @@ void amt_give_way_init(void)
 	amt_end_at = jiffies - AMT_YIELD - 2;
 }
 
-/* For AMT_YIELD after the last end (+1: its tick was partly gone). */
+/* Within AMT_YIELD of the last end (+1: its tick was partly gone). */
 static bool amt_give_way_ended(void)
 {
 	return time_before(jiffies, READ_ONCE(amt_end_at) + AMT_YIELD + 1);
@@ -28,9 +28,7 @@ static bool amt_give_way_ended(void)
 /**
  * amt_give_way_end() - end every give-way now: the memory is wanted
  *
- * For reclaim, the OOM notifier and a drain: for AMT_YIELD from now no
- * deferred teardown waits for its CPU to be free, and those waiting stop
- * after their nap.
+ * For AMT_YIELD from now none starts; those under way end after their nap.
  */
 void amt_give_way_end(void)
 {
@@ -39,18 +37,15 @@ void amt_give_way_end(void)
 
 /**
  * amt_give_way() - let the tasks around a teardown have the CPU first
- * @waiting: true while the caller still has a teardown to start (checked
- *	after each nap)
+ * @waiting: true while the caller still has a teardown to start
  * @arg: for @waiting
  *
- * Naps of 100-200 us while this CPU has other tasks to run, until
- * AMT_YIELD after the current tick at most, or until ended. TASK_IDLE: not
- * load, and a dying task's pending SIGKILL does not end a nap. On an idle
- * CPU: one read.
+ * TASK_IDLE naps: not counted as load, and a dying task's pending SIGKILL
+ * does not end one.
  */
 void amt_give_way(bool (*waiting)(void *), void *arg)
 {
-	/* +1: the current tick is already partly gone */
+	/* +1: the current tick is partly gone */
 	unsigned long end = jiffies + AMT_YIELD + 1;
 
 	if (single_task_running() || amt_give_way_ended())

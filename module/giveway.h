@@ -10,16 +10,16 @@
 #include <linux/jiffies.h>
 
 /*
- * The give-way: how long a deferred teardown lets the tasks around it (the
- * parent woken by exit_notify(), siblings killed together on their way
- * there) have the CPU first, asleep while its CPU has others to run
- * (amt_give_way()); then it competes as the inline teardown would have:
- * at the dying task's nice (self.c), or the reapers at the catch-up nice
- * of the teardowns they have (reaper.c, amt_catchup_nice()). Ended at once
- * when reclaim, the OOM notifier or a drain asks for the memory
- * (amt_give_way_end()). Asleep, not at nice 19: on 6.1's CFS a task
- * reniced after a nice-19 period keeps the vruntime it gained there and
- * waits it off behind its neighbours (docs/design.md, "The give-way").
+ * The give-way: a deferred teardown first sleeps while its CPU has other
+ * tasks to run (amt_give_way()), for AMT_YIELD at most, so that the tasks
+ * around it (the parent woken by exit_notify(), siblings killed together)
+ * run first. Then it competes as the inline teardown would have: at the
+ * dying task's nice (self.c), or the reapers at the catch-up nice
+ * (amt_catchup_nice()). amt_give_way_end() ends it when reclaim, the OOM
+ * notifier, a memcg charge or a drain wants the memory. Asleep, not at
+ * nice 19: 6.1's CFS keeps the vruntime a task gained at nice 19 after a
+ * renice, and it then waits that off behind its neighbours
+ * (docs/design.md, "The give-way").
  */
 #define AMT_YIELD	(HZ / 100 ?: 1)
 

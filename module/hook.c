@@ -1,13 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The mmput() hook: recognise an exiting task's final drop of an mm between
- * exit_mm() and exit_notify() (exit_mm()'s own, or a late one from a file's
- * release) and defer its teardown (to the task itself after exit_notify(),
- * or to the mm_reaper) instead of tearing it down on the exit path.
- *
- * An IPMODIFY ftrace_ops on mmput() (as livepatch does) redirects exactly
- * those calls to amt_mmput_exit(), which has mmput()'s prototype and returns
- * to the caller. Every other mmput() caller is left untouched.
+ * The mmput() hook: an IPMODIFY ftrace_ops on mmput() redirects an exiting
+ * task's drops between exit_mm() and exit_notify() to targets that defer a
+ * final drop's teardown when they can (docs/design.md, "The hook").
  *
  * Copyright (C) 2026 The async_mm_teardown authors.
  */
@@ -33,24 +28,14 @@
 #include "stash.h"
 #include "stats.h"
 
-/*
- * PERMANENT (in AMT_REDIRECT_FLAGS): kernel.ftrace_enabled=0 would
- * otherwise silently turn the hook off; with it, that sysctl write fails
- * while we are loaded.
- */
 AMT_DEFINE_REDIRECT(amt_mmput_redirect, amt_mmput_ftrace, NULL);
 
 /*
- * Release the executable as __mmput() would with set_mm_exe_file(mm, NULL),
- * so that the binary can be rewritten as soon as the parent's waitpid()
- * returns. No lock, for the reason set_mm_exe_file() gives for __mmput():
- * the caller holds the last mm_users reference, so no task uses the mm and
- * nothing can replace mm->exe_file concurrently (only exec, fork's copy and
- * prctl(PR_SET_MM) on a live mm write it); RCU readers (get_mm_exe_file())
- * cope with NULL exactly as after __mmput(). Taking mmap_lock here could
- * wait behind khugepaged or a /proc/pid/mem reader on the exit path. The
- * fput() is queued as task work of the exiting task and runs in
- * exit_task_work(), before exit_notify() wakes the parent.
+ * Release the executable as __mmput()'s set_mm_exe_file(mm, NULL) would, so
+ * that it is writable once waitpid() returns. No lock, for the reason
+ * set_mm_exe_file() gives for __mmput(): we hold the last mm_users
+ * reference, so nothing can write mm->exe_file; RCU readers cope with NULL.
+ * The fput() runs as task work in exit_task_work(), before exit_notify().
  */
 static void amt_release_exe(struct mm_struct *mm)
 {
@@ -62,16 +47,12 @@ static void amt_release_exe(struct mm_struct *mm)
 	fput(exe);
 }
 
-/*
- * Stash @e for current (self) or queue it for the reaper. A thread dying
- * before its exiting group leader leaves it to the leader instead, in
- * both modes (amt_stash_leader()).
- */
+/* Stash @e (self), queue it, or leave it to the leader (amt_stash_leader()). */
 static void amt_defer_exit(struct amt_entry *e, bool self)
 {
 	struct task_struct *leader = amt_stash_leader();
 
-	/* (only notify.c's hook would take it for the reaper) */
+	/* the leader queues it from notify.c's hook, if that is in place */
 	if (!self && leader && amt_reaper_wakes_late())
 		e->to_reaper = true;
 	if (!self && !e->to_reaper)
@@ -80,11 +61,7 @@ static void amt_defer_exit(struct amt_entry *e, bool self)
 		amt_reaper_owe_wake();
 }
 
-/*
- * Holding the last mm_users reference, try to defer the mm: stash it for
- * the task itself (mode=self) or queue it for the reaper. Returns false if
- * it must be torn down inline; the reason is counted.
- */
+/* Holding the last mm_users reference: false (counted) to tear down inline. */
 static bool amt_try_defer(struct mm_struct *mm)
 {
 	struct amt_exit_facts facts = {
@@ -99,9 +76,9 @@ static bool amt_try_defer(struct mm_struct *mm)
 	bool self;
 
 	/*
-	 * The cheap gates first: most exits are small and stop here. The fast
-	 * RSS read is approximate on 6.2+ (per-CPU counters), so near the
-	 * threshold the exact sum decides.
+	 * Cheap gates first: most exits stop here. get_mm_rss() is approximate
+	 * on 6.2+ (per-CPU counters), so near the threshold the exact sum
+	 * decides.
 	 */
 	if (facts.enabled && facts.rss >= facts.thresh / 2) {
 		facts.rss = amt_mm_rss_exact(mm);
@@ -124,12 +101,7 @@ static bool amt_try_defer(struct mm_struct *mm)
 	}
 	/* (a mempolicy, or notifiers on 6.1: the reaper takes it) */
 	self = READ_ONCE(amt_mode) == AMT_MODE_SELF && amt_self_possible(mm);
-	/*
-	 * Add-then-check on the reaper's queue: may over-reject under
-	 * concurrency, never over-admit. A stash is counted but not capped:
-	 * its own task frees it in parallel with the others, and it waits
-	 * AMT_STASH_MAX at most before the reaper (uncapped) takes it.
-	 */
+	/* A stash is uncapped: its own task frees it, within AMT_STASH_MAX. */
 	if (!amt_pending_charge(e->charged, !self)) {
 		amt_entry_free(e);
 		v = AMT_REJECT_BUDGET;
@@ -140,7 +112,7 @@ static bool amt_try_defer(struct mm_struct *mm)
 	amt_release_exe(mm);
 	/* Counted and traced before anyone can see it: defer precedes reap. */
 	amt_stat_inc(AMT_DEFER);
-	/* room for one: the replacement's charges will wait for it (oom.c) */
+	/* room for one: the replacement's charges will wait for it (memcg.c) */
 	if (facts.memcg_full)
 		amt_stat_inc(AMT_STAT_memcg_tight);
 	trace_mm_reaper_queue(current, facts.rss, numa_node_id(), self);
@@ -152,20 +124,14 @@ sync:
 }
 
 /*
- * Which large mm a process left, in exit_mm(), to other holders (its other
- * threads, a vhost device): a late final drop (below) by a task of the
- * same process is then of its own mm, charged to its own memcg, which is
- * what amt_try_defer()'s memcg gate reads. Keyed by the thread group
- * (task->signal): on 6.4+ the vhost worker is a thread of the process and
- * its exit_mm() may come after the release in another thread. Recorded
- * once per process and mm, before the recording thread's reference goes
- * (so that a concurrent last drop sees it); taken by whichever drop is
- * last, exit_mm()'s or a late one. The pointers are only compared, never
- * followed, so no reference is held: a record whose last drop was by
- * someone else (a /proc reader) is dropped when AMT_LATE_AGE old, the next
- * time one is made, or at unload. All in process context (the hook's
- * redirect targets). Bounded: beyond AMT_LATE_MAX nothing is recorded, and
- * late drops stay inline.
+ * The large mm each process left in exit_mm() to other holders (threads, a
+ * vhost device), so that a late final drop can tell the process's own mm,
+ * charged to the memcg the gates read, from another's (docs/design.md,
+ * "Late final drops (vhost-net)"). Keyed by task->signal: on 6.4+ the vhost
+ * worker is a thread. No reference is held: the pointers are only
+ * compared. Used in the redirect targets only (process context). A record
+ * nobody took expires after AMT_LATE_AGE; beyond AMT_LATE_MAX, late drops
+ * stay inline.
  */
 struct amt_late {
 	struct hlist_node node;
@@ -201,12 +167,9 @@ static struct amt_late *amt_late_find(struct signal_struct *sig,
 }
 
 /*
- * Record @mm for current's process, once (its threads share the record),
- * before the caller drops its reference: whoever drops last, possibly
- * concurrently (on 6.4+ the vhost worker thread completes its stop before
- * its own exit_mm(), so the release in another thread races with it),
- * finds the record. A failed allocation or a full table only means a late
- * drop stays inline.
+ * Record @mm for current's process before the caller drops its reference,
+ * so that whoever drops last, even at once (6.4+'s vhost worker), finds it.
+ * Failure only leaves a late drop inline.
  */
 static void amt_late_record(struct mm_struct *mm)
 {
@@ -230,7 +193,7 @@ static void amt_late_record(struct mm_struct *mm)
 	hash_for_each_safe(amt_late_table, bkt, tmp, r, node)
 		if (time_after(jiffies, r->since + AMT_LATE_AGE))
 			amt_late_del(r);
-	/* (another thread of the process may have recorded it meanwhile) */
+	/* another thread of the process may have recorded it meanwhile */
 	if (amt_nr_late < AMT_LATE_MAX && !amt_late_find(sig, mm)) {
 		hash_add(amt_late_table, &n->node, (unsigned long)sig);
 		amt_nr_late++;
@@ -241,11 +204,9 @@ static void amt_late_record(struct mm_struct *mm)
 }
 
 /*
- * Take the record of @mm by current's process, after current's
- * atomic_add_unless() found it held the last reference; true if there was
- * one. The read barrier pairs with the full barrier of the recorder's
- * successful add_unless (its record was inserted before its reference
- * went): the count we read as 1 was written after the record.
+ * Once current's atomic_add_unless() found the last reference: take its
+ * process's record of @mm, if any. The smp_rmb() pairs with the recorder's
+ * fully ordered atomic_add_unless(), which followed its record.
  */
 static bool amt_late_take(struct mm_struct *mm)
 {
@@ -260,29 +221,18 @@ static bool amt_late_take(struct mm_struct *mm)
 	return r;
 }
 
-/*
- * Replaces mmput() for exit_mm()'s own drop: same prototype, same context
- * (may sleep; mmput() does), returns to do_exit().
- */
+/* Replaces exit_mm()'s mmput(): same prototype and context (may sleep). */
 static void amt_mmput_exit(struct mm_struct *mm)
 {
 	bool large = get_mm_rss(mm) >= READ_ONCE(amt_thresh_pages) / 2;
 
 	might_sleep();
-	/*
-	 * A large mm that another thread or a device (vhost) still holds:
-	 * record it before our reference goes, for a late drop by this
-	 * process (amt_mmput_late()).
-	 */
+	/* others hold it (threads, vhost): record it for our late drop */
 	if (large && atomic_read(&mm->mm_users) > 1)
 		amt_late_record(mm);
 	/*
-	 * Other threads of the process, or a temporary holder (a /proc
-	 * reader, MGLRU's aging walk), still use the mm: drop our
-	 * reference as mmput() would, and the last holder tears down.
-	 * Deciding with add_unless makes "last" exact between threads that
-	 * exit concurrently; a later mmget_not_zero() by khugepaged, ksm or
-	 * swapoff only means that whoever drops last tears down.
+	 * Not the last: drop ours as mmput() would; the last holder tears
+	 * down. add_unless makes "last" exact between threads exiting at once.
 	 */
 	if (atomic_add_unless(&mm->mm_users, -1, 1)) {
 		amt_stat_inc(AMT_STAT_exit_not_last);
@@ -291,7 +241,6 @@ static void amt_mmput_exit(struct mm_struct *mm)
 	/* The last reference, exit_mm()'s: the process's record is done. */
 	if (large)
 		amt_late_take(mm);
-	/* Defer, or the real mmput(). */
 	if (!amt_try_defer(mm))
 		mmput(mm); /* called from module text: not redirected */
 out:
@@ -299,11 +248,9 @@ out:
 }
 
 /*
- * Replaces mmput() for a late drop: after exit_mm(), before exit_notify(),
- * from a file's release (vhost-net's on 6.1), not from exit_mm()'s site.
- * Deferred only if the mm is the one this task left in exit_mm(); another
- * process's mm (a vhost fd that outlived its owner in a child) is charged
- * to a memcg the gates cannot see, so it stays inline, counted.
+ * Replaces mmput() for a late drop (a file's release before exit_notify()).
+ * Deferred only if the mm is the one this process left in exit_mm():
+ * another process's is charged to a memcg the gates cannot see.
  */
 static void amt_mmput_late(struct mm_struct *mm)
 {
@@ -320,11 +267,9 @@ static void amt_mmput_late(struct mm_struct *mm)
 }
 
 /*
- * Where exit_mm()'s mmput() is called from: the function that contains the
- * call (do_exit(), into which exit_mm() is inlined; exit_mm() where it is
- * not), as [start, end). Learned from the return address of the first
- * candidate call, checked by name with sprint_symbol(); start == 0 until
- * then. Written once (a later learner writes the same values).
+ * The function that calls exit_mm()'s mmput() (do_exit(), or exit_mm() if
+ * not inlined), as [start, end); start == 0 until learned. Written once (a
+ * later learner writes the same values).
  */
 static unsigned long amt_site_start, amt_site_end;
 /* Candidate calls that were not from there, before it was learned. */
@@ -347,7 +292,7 @@ static noinline __cold void amt_site_learn(unsigned long ret)
 		return;
 	}
 	WRITE_ONCE(amt_site_end, end);
-	/* a reader that sees start sees end */
+	/* pairs with amt_at_site(): a reader that sees start sees end */
 	smp_store_release(&amt_site_start, start);
 }
 
@@ -368,11 +313,7 @@ bool amt_hook_site_known(void)
 	return smp_load_acquire(&amt_site_start) != 0;
 }
 
-/*
- * The ftrace callback, on every mmput() in the system: keep it tiny. It
- * redirects the final drops of an exiting task between exit_mm() and
- * exit_notify(): exit_mm()'s own, and the late ones (below).
- */
+/* Runs on every mmput() in the system: keep it tiny. */
 static void notrace amt_mmput_ftrace(unsigned long ip, unsigned long parent_ip,
 				     struct ftrace_ops *ops,
 				     struct ftrace_regs *fregs)
@@ -402,23 +343,11 @@ static void notrace amt_mmput_ftrace(unsigned long ip, unsigned long parent_ip,
 	if (unlikely(!amt_hook_site_known()))
 		amt_site_learn(parent_ip);
 	/*
-	 * From exit_mm()'s call site: its own drop, whatever happened to the
-	 * scheduler's state. The lazy-TLB active_mm is that mm unless the
-	 * task was preempted between clearing ->mm and mmput() (the switch
-	 * replaced it): a cross-check, counted.
-	 *
-	 * From anywhere else: a late drop, in exit_files() or
-	 * exit_task_work() (a file's release: vhost-net's on 6.1 holds the
-	 * process's mm until then, and its own mm_users reference drops last
-	 * after a sleep, so active_mm proves nothing). Its teardown is on the
-	 * exit path before exit_notify(), so on the parent's waitpid() path,
-	 * exactly as exit_mm()'s would be; counted, and deferred if the mm is
-	 * the task's own (amt_mmput_late()).
-	 *
-	 * Until the site is learned (never, on a kernel where the name check
-	 * fails), the lazy active_mm is the test, as before the call site:
-	 * the mm the task left in exit_mm() unless it was switched out and
-	 * in again since; a drop of any other mm runs inline, uncounted.
+	 * From exit_mm()'s site: its drop; the lazy active_mm differs only if
+	 * the task was preempted after clearing ->mm (counted). From anywhere
+	 * else: a late drop, from a file's release in exit_files() or
+	 * exit_task_work(). Until the site is learned, active_mm decides, and
+	 * any other drop runs inline, uncounted.
 	 */
 	if (amt_at_site(parent_ip)) {
 		if (tsk->active_mm != mm)
@@ -456,8 +385,7 @@ int amt_hook_init(void)
 /**
  * amt_hook_exit() - stop redirecting and wait until no task runs hook code
  *
- * After this returns no task executes amt_mmput_ftrace() or
- * amt_mmput_exit(), and every mm they deferred is in the deferred set.
+ * Every mm the hook deferred is in the deferred set then.
  */
 void amt_hook_exit(void)
 {
@@ -465,7 +393,6 @@ void amt_hook_exit(void)
 	struct amt_late *r;
 	unsigned int bkt;
 
-	/* Redirected tasks may sleep in amt_mmput_exit() (the inline mmput). */
 	amt_redirect_unregister(&amt_mmput_redirect);
 	/* No task in hook code, no new record: drop the rest. */
 	spin_lock(&amt_late_lock);

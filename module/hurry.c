@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Deferred memory wanted now, by reclaim, the OOM notifier, a memcg charge
- * at its limit, a suspend or a drain: every deferred teardown, the
- * reapers' and the self ones alike, stops giving way and runs at the
- * priority of whoever waits.
+ * Deferred memory wanted now (reclaim, the OOM notifier, a memcg charge at
+ * its limit, a suspend, a drain): every deferred teardown stops giving way
+ * and runs at the priority of whoever waits.
  *
  * Copyright (C) 2026 The async_mm_teardown authors.
  */
@@ -21,11 +20,7 @@
 /**
  * amt_hurry() - every deferred teardown at the waiter's priority, now
  *
- * In the task that waits for the memory: queued memory is the cheapest
- * to get back (its owners are dead), but not behind every runnable task,
- * nor behind work of the waiter's priority. The give-way ends (both
- * modes), and the reapers run at the caller's nice, 0 at least, until
- * their work is done.
+ * Context: the task that waits for the memory, whose nice is taken.
  */
 void amt_hurry(void)
 {
@@ -40,11 +35,9 @@ void amt_hurry(void)
  * amt_hurry_progress() - hurry, and wait for some memory to come back
  * @ms: the most to wait
  *
- * Returns as soon as deferred teardowns have freed AMT_PROGRESS_PAGES
- * since the call (ended teardowns, or those in flight unmapping), when
- * nothing is deferred, or after @ms. Only pages freed during the wait
- * count, and only pages that really leave (amt_progress()): an OOM
- * invocation that sees no new progress gets 0 and may kill.
+ * Waits until AMT_PROGRESS_PAGES are freed, nothing is deferred, or @ms
+ * has passed. Only pages that really left during the wait count
+ * (amt_progress()): an OOM invocation without new progress may kill.
  *
  * Return: pages freed during the wait.
  */
@@ -71,10 +64,8 @@ unsigned long amt_hurry_progress(unsigned int ms)
  * amt_drain() - wait until everything deferred before the call has ended
  * @timeout_ms: give up after this long
  *
- * An epoch, not a quiet moment: exits deferred after the call do not hold
- * it up. Stashes whose task is stuck before exit_notify() go to the
- * reaper, the rest are hurried. Then the delayed fputs the teardowns left
- * are flushed, so mapped files are closed on return.
+ * An epoch: exits deferred after the call do not hold it up. On success
+ * the teardowns' delayed fputs are flushed: mapped files are closed.
  *
  * Return: 0; -ETIMEDOUT; -EINTR on a fatal signal.
  */

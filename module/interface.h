@@ -1,10 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * What user space sees of async_mm_teardown, defined once: every line of
- * the debugfs stats file and every module parameter. Plain C macros and
- * nothing else, so that the module (debugfs.c, params.c), amtctl
- * (tools/amtctl) and the guest tests (tools/lib/amt_guest.h) all include this
- * same file; tests/unit/test_interface.c checks it on the host.
+ * the debugfs stats file and every module parameter. Plain C macros only:
+ * the module, amtctl (tools/amtctl) and the guest tests
+ * (tools/lib/amt_guest.h) include it; tests/unit/test_interface.c checks it.
+ *
+ * The counters named after the upstream RFC (queued, reaped, pending_*)
+ * keep its meaning in both modes (mode=self and mode=reaper), as its
+ * tracepoints do (amt_trace.h): queued counts every deferral, reaped every
+ * deferred teardown that ended, whoever ran it, pending_* what is deferred
+ * and has not ended.
  *
  * AMT_STAT_LIST(X) expands X(name, kind, src, unit, metric, label, help)
  * once per stats line, in the order the module prints them:

@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * async_mm_teardown: take the teardown of a large exiting process's address
- * space off its exit path, so that whoever waits for the death (a
- * supervisor, a shell's waitpid(), an orchestrator) does not wait for the
- * memory to be freed. Load, unload, and the drain file.
+ * space off its exit path, so that whoever waits for the death does not
+ * wait for the memory. Load, unload, and the drain file.
  *
  * Copyright (C) 2026 The async_mm_teardown authors.
  */
@@ -30,12 +29,10 @@
 #include "suspend.h"
 
 /*
- * /sys/kernel/async_mm_teardown/drain: writing a timeout in ms blocks until
- * every teardown deferred before the write has finished (and its files are
- * closed), in either mode, however many exits follow: for tools that need "all resources freed when waitpid()
- * returns". Fails with ETIMEDOUT or EINTR. Not a module parameter: a
- * parameter's store runs under the module's parameter mutex, which would
- * block every other parameter for the duration of the wait.
+ * /sys/kernel/async_mm_teardown/drain: a write of a timeout in ms blocks
+ * until every teardown deferred before it has ended (amt_drain()). Not a
+ * module parameter: a parameter's store runs under the module's parameter
+ * mutex, which would block every other parameter for the wait.
  */
 static ssize_t drain_store(struct kobject *kobj, struct kobj_attribute *attr,
 			   const char *buf, size_t count)

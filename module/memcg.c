@@ -1,14 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * memcg: deferred memory in a memory-limited cgroup. memcg OOM has no
- * notifier, and a deferred mm keeps its charge until its teardown ends. A
- * memcg-aware shrinker is called by memcg reclaim for the memcgs that hold
- * deferred mms (their entries are on pending.c's memcg-aware list_lru): a
- * charge at memory.max waits there, in short slices, for the teardowns
- * that hold the memcg's pages, so that a replacement in a cgroup with room
- * for one gets the memory of the process it replaces instead of a memcg
- * OOM kill. Where memcg reclaim cannot see them, an mm is deferred only
- * when its memcg and every ancestor have room to keep it charged.
+ * Deferred memory in a memory-limited cgroup: a deferred mm stays charged
+ * until its teardown ends, and memcg OOM has no notifier. A memcg-aware
+ * shrinker makes a charge at memory.max wait, in short slices, for the
+ * teardowns of its memcg (listed on pending.c's list_lru); the exit's
+ * decision reads the room left on the memcg path.
  *
  * Copyright (C) 2026 The async_mm_teardown authors.
  */
@@ -30,12 +26,10 @@
 #include "stats.h"
 
 /*
- * Longest one memcg reclaim call waits for deferred teardowns, and how
- * often it looks whether the memcg has room again. A charge waits again
- * in each reclaim call, but only for teardowns that are freeing or about
- * to start: one that has freed nothing for AMT_MEMCG_STALL since it began
- * or last freed, or has not begun AMT_MEMCG_START_MAX after its deferral,
- * is no longer waited for (docs/design.md, "memcg").
+ * One reclaim call waits AMT_MEMCG_SLICE_MS at most, looking every
+ * AMT_MEMCG_POLL_MS. The bound is per teardown: none is waited for once it
+ * has freed nothing for AMT_MEMCG_STALL, or not begun AMT_MEMCG_START_MAX
+ * after its deferral (docs/design.md, "memcg").
  */
 #define AMT_MEMCG_SLICE_MS	20
 #define AMT_MEMCG_POLL_MS	2
@@ -43,18 +37,10 @@
 #define AMT_MEMCG_START_MAX	(2 * HZ)
 
 /*
- * the least room under memory.max on the exiting task's
- * memcg path
- * @tsk: the exiting task (current)
- *
- * The memcg is the exiting task's: exit_mm() has already cleared mm->owner
- * (mm_update_next_owner() with no other user), and the task is unlinked
- * from its cgroup only later, in cgroup_exit(). Its pages are charged there
- * unless the task moved between cgroups. One walk serves every room check
- * of an exit: keeping n pages charged would starve the memcg if n > room.
- *
- * Return: pages left under memory.max in the tightest memcg of the path
- * to the root; ULONG_MAX if none has a limit (or the guard is off).
+ * Pages left under memory.max in the tightest memcg from @tsk's (current,
+ * exiting) to the root; ULONG_MAX if none is limited or the guard is off.
+ * @tsk's memcg: exit_mm() has cleared mm->owner (mm_update_next_owner()),
+ * and the task leaves its cgroup only later.
  */
 static unsigned long amt_memcg_room(struct task_struct *tsk)
 {
@@ -78,20 +64,14 @@ static unsigned long amt_memcg_room(struct task_struct *tsk)
 }
 
 /*
- * The shmem pages whose last reference @mm's mappings may hold, at most:
- * the pages in memory of the unlinked shmem files it maps (memfd, MAP_SHARED
- * anonymous memory, SysV segments, a tmpfs file deleted while mapped),
- * mapped by it or not; a file still linked in a tmpfs keeps its pages
- * after its last fput() anyway. Those pages are freed at the
- * file's last fput(), after a deferred teardown (amt_decide()). Resident
- * pages (nrpages), not the file's size: a sparse memfd (a JVM's heap
- * reservation) charges the memcg only for what it holds. A file mapped
- * several times (one heap in several views) is counted once when its
- * mappings follow each other or it is among the last AMT_SHMEM_SEEN files
- * seen, otherwise again: too much only ever keeps an exit inline. The
- * walk only reads: the caller holds the last mm_users reference, so
- * nothing maps or unmaps; it does not wait for the lock (khugepaged, a
- * /proc reader), and without it the bound is unknown, ULONG_MAX.
+ * At most the shmem pages whose last reference @mm's mappings may hold:
+ * the resident pages of the unlinked shmem files it maps (memfd, shared
+ * anonymous, SysV, a deleted tmpfs file), freed at their last fput(). A
+ * file is counted once if its mappings follow each other or it is among
+ * the last AMT_SHMEM_SEEN seen, else again: too much only keeps an exit
+ * inline. The caller holds the last mm_users reference, so nothing maps
+ * or unmaps; the lock is only tried (khugepaged, a /proc reader): without
+ * it, ULONG_MAX.
  */
 #define AMT_SHMEM_SEEN 4
 static unsigned long amt_mm_shmem_bound(struct mm_struct *mm)
@@ -125,10 +105,8 @@ static unsigned long amt_mm_shmem_bound(struct mm_struct *mm)
 }
 
 /*
- * Would some memcg on the exiting task's path (@room: amt_memcg_room())
- * lack room for what a deferral keeps charged beyond the memcg wait
- * (amt_decide(): the wait cannot see shmem)? Only a limited path is worth
- * the walk.
+ * Would the exiting task's memcg path (@room: amt_memcg_room()) lack room
+ * for what the memcg wait cannot see (shmem, amt_decide())?
  */
 static bool amt_memcg_shmem_full(struct mm_struct *mm, unsigned long room,
 				 bool waits)
@@ -141,9 +119,8 @@ static bool amt_memcg_shmem_full(struct mm_struct *mm, unsigned long room,
 	if (!pages)
 		return false;
 	/*
-	 * Without the wait nothing comes back before the files: room for the
-	 * anonymous pages beside them (not the RSS: it has the mapped shmem
-	 * again, and file pages that no teardown frees).
+	 * Without the wait, room for the anonymous pages too (not the RSS: it
+	 * counts mapped shmem again, and file pages no teardown frees).
 	 */
 	if (!waits) {
 		anon = amt_mm_counter_exact(mm, MM_ANONPAGES);
@@ -169,10 +146,9 @@ void amt_memcg_facts(struct mm_struct *mm, unsigned long rss,
 }
 
 /*
- * Under the list's lock, so one walker at a time: the entry's mm is alive
- * while it is listed (its deferred reference, or the mmgrab() of
- * amt_start() until after amt_teardown() unlists it); seen_* are written
- * only here and before the entry is listed.
+ * Under the list's lock, so one walker at a time; the mm is alive while
+ * listed (amt_pending_memcg_walk()). seen_* are written only here and
+ * before the entry is listed.
  */
 static enum lru_status amt_lru_sum(struct list_head *item,
 				   struct list_lru_one *list,
@@ -200,12 +176,7 @@ static enum lru_status amt_lru_sum(struct list_head *item,
 	return LRU_SKIP;
 }
 
-/*
- * Freeable pages still coming back in a memcg: in
- * the entries of sc->memcg on sc->nid whose teardown is still freeing:
- * begun, and freeing in the last AMT_MEMCG_STALL; or not begun, and
- * deferred less than AMT_MEMCG_START_MAX ago.
- */
+/* Freeable pages still coming back in sc->memcg on sc->nid. */
 static unsigned long amt_memcg_coming(struct shrink_control *sc)
 {
 	unsigned long pages = 0;
@@ -215,11 +186,9 @@ static unsigned long amt_memcg_coming(struct shrink_control *sc)
 }
 
 /*
- * Is the reclaiming task charging a memcg about to fail its charge, on the
- * path from @scanned (a memcg with deferred mms) to the root: less than two
- * charge batches left under memory.max there, and the task's memcg (or the
- * one it charges for, set_active_memcg()) under it? Global reclaim passes
- * through every memcg, and tasks elsewhere must not wait for this one.
+ * Is some memcg from @scanned to the root under two charge batches from
+ * memory.max, with the memcg current charges (set_active_memcg(), or its
+ * own) below it? Global reclaim passes every memcg: others must not wait.
  */
 static bool amt_memcg_charging_at_limit(struct mem_cgroup *scanned)
 {
@@ -238,10 +207,8 @@ static bool amt_memcg_charging_at_limit(struct mem_cgroup *scanned)
 }
 
 /*
- * memcg reclaim: is anything deferred in sc->memcg on sc->nid? The scan
- * frees nothing itself, so no count means more than "call the scan": 2,
- * the least for which do_shrink_slab() does (freeable / 2 >= batch = 1).
- * Empty only if nothing is listed: that clears the memcg's bit.
+ * 2: the least for which do_shrink_slab() calls the scan (freeable / 2 >=
+ * batch); SHRINK_EMPTY, which clears the memcg's bit, only if none listed.
  */
 static unsigned long amt_memcg_count(struct shrinker *s,
 				     struct shrink_control *sc)
@@ -252,13 +219,8 @@ static unsigned long amt_memcg_count(struct shrinker *s,
 }
 
 /*
- * memcg reclaim of a memcg that holds deferred mms. A charge at memory.max
- * waits here, one slice at most, for their teardowns to give it room:
- * without the module, that memory would have been freed before the
- * process's parent learnt of its death, so the replacement would never
- * have met it. Waiting beats a memcg OOM kill (there is no OOM notifier
- * for memcgs), and slows the reclaim of the memcg's live pages, which
- * shrink_node_memcgs() scans before the shrinkers.
+ * A charge at memory.max waits here, one slice at most, for the memcg's
+ * deferred teardowns to give it room, rather than a memcg OOM kill.
  */
 static unsigned long amt_memcg_scan(struct shrinker *s,
 				    struct shrink_control *sc)
@@ -268,26 +230,19 @@ static unsigned long amt_memcg_scan(struct shrinker *s,
 	u64 t0;
 
 	/*
-	 * Who never waits: anyone with the guard off; kswapd; the teardowns
-	 * themselves (a reaper, or a dying task tearing its own mm down); a
-	 * task being killed; a charge that may hold filesystem locks
-	 * (GFP_NOFS: a journal handle, say) that the teardown's final
-	 * fput()s could need; and a task not charging a memcg at its limit
-	 * on this memcg's path (global reclaim passing by).
+	 * Never waits: kswapd; a reaper or an exiting task (the teardowns
+	 * themselves); a killed task; a GFP_NOFS charge, which may hold fs
+	 * locks the teardown's final fput()s need; a task not charging at a
+	 * limit on this path.
 	 */
 	if (!READ_ONCE(amt_oom_guard) || current_is_kswapd() ||
 	    amt_is_reaper(current) || (current->flags & PF_EXITING) ||
 	    fatal_signal_pending(current) || !(sc->gfp_mask & __GFP_FS) ||
 	    !amt_memcg_charging_at_limit(sc->memcg))
 		return SHRINK_STOP;
-	/* nothing coming: all ended, or stalled (amt_lru_sum()) */
 	if (!amt_memcg_coming(sc))
 		return SHRINK_STOP;
-	/*
-	 * Its teardowns start or go on at normal priority now: memcg reclaim
-	 * calls no other shrinker of ours. A stash whose task is stuck before
-	 * exit_notify() goes to the reapers.
-	 */
+	/* memcg reclaim calls no other shrinker of ours: hurry here */
 	amt_stash_handoff(AMT_HANDOFF_STUCK);
 	amt_hurry();
 	t0 = ktime_get_ns();
@@ -302,7 +257,7 @@ static unsigned long amt_memcg_scan(struct shrinker *s,
 		amt_stat_inc(AMT_STAT_memcg_waits);
 		amt_stat_add(AMT_STAT_memcg_wait_ns, ktime_get_ns() - t0);
 	}
-	/* The charge finds the room itself: nothing freed here to report. */
+	/* the charge path finds the room itself (mem_cgroup_margin()) */
 	return SHRINK_STOP;
 }
 
@@ -354,7 +309,6 @@ void amt_memcg_exit(void)
 static struct shrinker amt_memcg_shrinker_s = {
 	.count_objects = amt_memcg_count,
 	.scan_objects = amt_memcg_scan,
-	/* called at every priority: a charge at its limit waits at once */
 	.seeks = 0,
 	.batch = 1,
 	.flags = SHRINKER_MEMCG_AWARE | SHRINKER_NUMA_AWARE,
@@ -366,9 +320,9 @@ int amt_memcg_init(void)
 				    KBUILD_MODNAME);
 
 	/*
-	 * Registered, it has its id, which the list_lru copies; until the
-	 * list_lru is ready its callbacks find nothing deferred.
-	 * (register_shrinker() clears the flag where memcgs are off.)
+	 * Registered, it has the id the list_lru copies; until the list_lru
+	 * is ready its callbacks find nothing. (register_shrinker() clears
+	 * the flag where memcgs are off.)
 	 */
 	if (!ret && (amt_memcg_shrinker_s.flags & SHRINKER_MEMCG_AWARE))
 		amt_memcg_lru_init(&amt_memcg_shrinker_s);

@@ -1,25 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The hook after exit_notify(): do_exit() runs exit_notify(), then
- * proc_exit_connector(), then mpol_put_task_policy(current), in that order
- * on 6.1, 6.12 and 7.2, and it is that function's only caller. By then the
- * parent has been woken, so an IPMODIFY ftrace_ops on it is where
- *
- * - the mm_reaper is woken for exits queued quietly since the last
- *   wake-up (reaper.c, amt_wake_owed): woken earlier, it would compete
- *   with the parent for a CPU;
- * - a task that stashed its mm in exit_mm() (mode=self) takes it back and
- *   tears it down (self.c), and a group leader takes what its threads
- *   that died before it left to it (to tear down, or to queue for the
- *   reaper): the redirect target replaces the original,
- *   which with task->mempolicy == NULL (nobody else can change it for an
- *   exiting task) would only have taken and dropped task_lock(). For a
- *   task with a mempolicy the target tears down, then calls the original
- *   (__mpol_put() is not exported: nothing else can drop the policy), at
- *   the address ftrace reports, checked by name; the callback lets that
- *   call from our text through. Where such a call is not safe (IBT
- *   enforced and the function sealed, see compat.h) those tasks are left
- *   to the reaper, counted as self_mempolicy.
+ * The hook after exit_notify(): an IPMODIFY ftrace_ops on
+ * mpol_put_task_policy(), which only do_exit() calls, right after
+ * exit_notify() has woken the parent (6.1, 6.12, 7.2). There the reaper's
+ * owed wake-up is paid, and a task tears down what it or its threads
+ * stashed (self.c; docs/design.md, "mode=self").
  *
  * Copyright (C) 2026 The async_mm_teardown authors.
  */
@@ -40,22 +25,15 @@
 
 static DEFINE_PER_CPU(long, amt_notify_inflight);
 static bool amt_notify_ok;	/* the hook is registered */
-/*
- * mpol_put_task_policy() itself, for tasks with a mempolicy; NULL until
- * learned from the first exit, and for good if it cannot be called.
- */
+/* The original, for tasks with a mempolicy; NULL until learned, or never. */
 static void (*amt_mpol_put)(struct task_struct *tsk);
 static atomic_t amt_mpol_state = ATOMIC_INIT(0); /* 0: to learn, 1: done */
 
 /*
- * Is @tsk, after its exit_notify(), a thread whose group leader is exiting
- * but not yet past its own exit_notify()? The thread has been released
- * (release_task() at the end of exit_notify()), so its leader may have
- * been reaped and freed since: current->group_leader must not be followed
- * (design.md, "Late final drops"). The leader is found through the
- * thread group's pid instead, under RCU: a released leader is no longer
- * attached to it, and a task found there is freed only after a grace
- * period.
+ * Is @tsk, past exit_notify(), a thread whose group leader is exiting but
+ * not past its own? @tsk is released, so ->group_leader may be freed: the
+ * leader is found through the tgid's pid under RCU (a released leader is
+ * detached from it; a task found there is freed after a grace period).
  */
 static bool amt_leader_still_exiting(struct task_struct *tsk)
 {
@@ -87,14 +65,18 @@ static struct amt_redirect amt_notify_redirect = {
 	.inflight = &amt_notify_inflight,
 };
 
-/* Replaces mpol_put_task_policy(current) for a task that may hold a stash. */
+/*
+ * Replaces mpol_put_task_policy(current) for a task without a mempolicy
+ * (nobody sets an exiting task's): the original would only take and drop
+ * task_lock().
+ */
 static void amt_notify_self(struct task_struct *tsk)
 {
 	amt_self_teardown(tsk);
 	amt_redirect_done(&amt_notify_redirect);
 }
 
-/* The same for a task with a mempolicy: tear down, then the original. */
+/* With a mempolicy: tear down, then the original (__mpol_put() unexported). */
 static void amt_notify_self_mpol(struct task_struct *tsk)
 {
 	amt_self_teardown(tsk);
@@ -104,13 +86,10 @@ static void amt_notify_self_mpol(struct task_struct *tsk)
 }
 
 /*
- * May a function whose fentry call ftrace reports at @off bytes past its
- * symbol, starting with @insn (its first 4 bytes), be called through a
- * pointer? x86 builds with IBT (7.x in Debian) start every function with
- * endbr64 and "seal" those whose address is never taken at boot (the endbr
- * becomes a 4-byte nop, which version's nop varies): an indirect call to a
- * sealed function faults where the CPU enforces IBT. With kCFI the call
- * would be checked against a type hash we cannot vouch for.
+ * May a function whose fentry is @off bytes in, starting with @insn, be
+ * called through a pointer? Not if sealed (IBT builds turn the endbr64 of
+ * a function whose address is never taken into a 4-byte nop) on a CPU that
+ * enforces IBT, nor under kCFI (a type hash we cannot vouch for).
  */
 #define AMT_ENDBR64		0xfa1e0ff3U	/* f3 0f 1e fa */
 #define AMT_ENDBR_SEALED_61	0x001f0f66U	/* osp nopl (%rax), v6.1 */
@@ -130,10 +109,7 @@ static bool amt_indirect_callable(unsigned long off, u32 insn)
 	return !amt_ibt_enforced();
 }
 
-/*
- * From the callback, once: find mpol_put_task_policy()'s start from the
- * fentry address @ip and decide whether we may call it.
- */
+/* Once, from the callback: find the original's start and if we may call it. */
 static noinline __cold void amt_notify_learn(unsigned long ip)
 {
 	static const char *const names[] = { "mpol_put_task_policy", NULL };
@@ -152,7 +128,7 @@ static noinline __cold void amt_notify_learn(unsigned long ip)
 			sym);
 		return;
 	}
-	/* a task that sees the permission (acquire) sees the function */
+	/* before the permission, which amt_stash_mempolicy_ok() acquires */
 	smp_store_release(&amt_mpol_put,
 			  (void (*)(struct task_struct *))start);
 	amt_stash_allow_mempolicy();
@@ -175,27 +151,20 @@ static void notrace amt_notify_ftrace(unsigned long ip,
 	if (tsk->mempolicy && within_module(parent_ip, THIS_MODULE))
 		return;
 	/*
-	 * Pairs with amt_defer_to_leader()'s: a thread that stashed under
-	 * us after reading our exit_state as 0 is seen in amt_nr_stashed,
-	 * or it sees our exit_state and takes its stash back.
+	 * Pairs with amt_defer_to_leader()'s: a thread that stashed under us
+	 * is seen in amt_nr_stashed, or sees our exit_state and takes it back.
 	 */
 	smp_mb();
-	/*
-	 * Almost always: no wake-up owed and no task waiting to tear its mm
-	 * down. Two reads say so without the recursion lock.
-	 */
+	/* most exits: nothing owed or stashed; spare the recursion lock */
 	if (!atomic_read(&amt_wake_owed) && !atomic_read(&amt_nr_stashed))
 		return;
 	bit = ftrace_test_recursion_trylock(ip, parent_ip);
 	if (bit < 0)
 		return;
 	/*
-	 * A thread whose group leader is still on its way to exit_notify()
-	 * leaves the wake-up to others: the parent's waitpid() waits for
-	 * the whole group, and a reaper woken now competes with it (on
-	 * 6.4+ vhost's worker thread passes here while the leader waits
-	 * in the device's release for an RCU grace period, which the
-	 * teardown then delays). The leader passes here too, and pays.
+	 * A thread whose leader is still exiting leaves the wake-up to it:
+	 * waitpid() waits for the leader, and a reaper woken now competes
+	 * with it (6.4+'s vhost worker thread).
 	 */
 	if (!amt_leader_still_exiting(tsk))
 		amt_reaper_wake_owed();
@@ -215,9 +184,8 @@ static void notrace amt_notify_ftrace(unsigned long ip,
 /**
  * amt_notify_available() - is the hook after exit_notify() in place?
  *
- * Without it there is no mode=self, and the reaper is woken at once.
- *
- * Return: true if it is.
+ * Return: true if it is; without it there is no mode=self, and the reaper
+ * is woken at once.
  */
 bool amt_notify_available(void)
 {

@@ -1,15 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * OOM and reclaim: queued memory must never cause an OOM kill.
- *
- * - OOM victims are never deferred: the victim's own thread group is marked
- *   by the kernel (TIF_MEMDIE, signal->oom_mm); its mm is also recorded here
- *   from the oom:mark_victim tracepoint, before any CLONE_VM sharer in
- *   another thread group is killed, so the sharer's final drop sees it.
- * - An OOM notifier gives the OOM killer the queue first: every queued mm is
- *   already dead, so draining it is progress with no victim to choose.
- * - A shrinker makes the queue visible to reclaim and hurries the reaper.
- * - memcg OOM has no notifier: memcg.c.
+ * OOM and reclaim: deferred memory must not cause an OOM kill. OOM victims
+ * are never deferred, nor their CLONE_VM sharers (the ring below); an OOM
+ * notifier waits for deferred memory before the OOM killer chooses; a
+ * shrinker makes it visible to reclaim and hurries it. memcg: memcg.c.
  *
  * Copyright (C) 2026 The async_mm_teardown authors.
  */
@@ -37,24 +31,19 @@
 #include "stats.h"
 
 /*
- * Longest the OOM notifier waits, in the allocating task under oom_lock, for
- * the reaper to finish one queued teardown. Long enough for a GiB-sized mm
- * on slow hardware; short enough that an OOM kill, if still needed, is only
- * this much late. Each OOM invocation waits again only while the queue
- * keeps yielding memory.
+ * Longest the OOM notifier waits, in the allocating task under oom_lock,
+ * for deferred teardowns to free memory: an OOM kill still needed is this
+ * much late. An invocation waits again only while they keep freeing.
  */
 #define AMT_OOM_WAIT_MS 1000
 /* After an OOM or a direct reclaim scan, exits stay inline this long. */
 #define AMT_PRESSURE_MS 1000
 /*
- * Recently OOM-targeted mms. Written from the oom:mark_victim probe (under
- * the victim's task_lock, atomic context), read and cleared by every final
- * drop in exit_mm(), large or small: a victim's entry left in the ring
- * would match a later mm at the same address (the slab reuses it at once)
- * and keep that one inline. An entry whose final drop is not exit_mm()'s
- * (a /proc reader dropped last) stays until overwritten, and keeps a later
- * mm at its address inline once. amt_oom_ring_live counts the entries, so
- * that exits read the ring only after an OOM kill.
+ * Recently OOM-targeted mms, written by the oom:mark_victim probe (under
+ * the victim's task_lock). Every final drop in exit_mm(), large or small,
+ * takes its mm out: an entry left behind would keep a later mm at the same
+ * address inline (one whose final drop is elsewhere, a /proc reader's, does
+ * so once). amt_oom_ring_live: exits read the ring only after an OOM kill.
  */
 #define AMT_OOM_RING 64
 static struct mm_struct *amt_oom_ring[AMT_OOM_RING];
@@ -85,8 +74,7 @@ bool amt_under_pressure(void)
 /**
  * amt_low_memory() - is MemAvailable at or under min_available_pct of RAM?
  *
- * si_mem_available() sums a few global counters and the zones' reserves:
- * lockless, cheap next to an exit of thresh_pages or more.
+ * si_mem_available() is lockless: cheap next to an exit of thresh_pages.
  *
  * Return: true if so and oom_guard is on.
  */
@@ -117,9 +105,8 @@ static void amt_note_victim(struct task_struct *task)
 }
 
 /*
- * The probe's prototype must be the tracepoint's: a mismatch would pass
- * garbage for the task. Kbuild reads the target's trace/events/oom.h, and
- * amt_oom_init() has the compiler check the probe against it.
+ * The probe's prototype must be the tracepoint's: Kbuild reads the target's
+ * trace/events/oom.h, and amt_oom_init() has the compiler check it.
  */
 #ifdef AMT_MARK_VICTIM_PID
 /* Older stable kernels: mark_victim(int pid), the victim's global pid. */
@@ -156,7 +143,8 @@ bool amt_oom_ring_take(struct mm_struct *mm)
 	/*
 	 * Pairs with the victim's fully ordered decrement of mm_users, which
 	 * the caller's failed atomic_add_unless() (a plain read) observed:
-	 * the ring insert happened before that decrement (docs/design.md).
+	 * the ring insert happened before that decrement (docs/design.md,
+	 * "OOM victims are never queued").
 	 */
 	smp_rmb();
 	if (!READ_ONCE(amt_oom_ring_live))
@@ -203,9 +191,9 @@ static int amt_oom_notify(struct notifier_block *nb, unsigned long unused,
 		return NOTIFY_OK;
 	amt_note_pressure();
 	/*
-	 * A teardown out of memory must not wait for the progress it holds
-	 * up: a reaper's, or a dying task's own after exit_notify() (a
-	 * driver's release() that allocates). They are told to hurry only.
+	 * A teardown that allocates (a reaper, or a dying task after
+	 * exit_notify()) must not wait for the progress it holds up: it only
+	 * hurries the others.
 	 */
 	if (!amt_pending_mms())
 		return NOTIFY_OK;
@@ -237,10 +225,8 @@ static unsigned long amt_shrink_count(struct shrinker *s,
 }
 
 /*
- * Reclaim wants memory and deferred mms hold some. Tearing an mm down here,
- * in the reclaiming task, would trade one latency cliff for another; the
- * reaper does it, at normal priority until the queue is empty, and takes
- * over the stashes whose task is stuck before exit_notify().
+ * No teardown here, in the reclaiming task (a multi-GiB __mmput() would be
+ * its own stall): stuck stashes go to the reapers, and all are hurried.
  */
 static unsigned long amt_shrink_scan(struct shrinker *s,
 				     struct shrink_control *sc)
@@ -303,11 +289,10 @@ static void amt_find_tp(struct tracepoint *tp, void *priv)
 }
 
 /**
- * amt_oom_init() - attach to oom:mark_victim, the OOM notifier chain and
- * reclaim
+ * amt_oom_init() - attach to oom:mark_victim, the OOM notifiers and reclaim
  *
- * oom:mark_victim is not exported for modules' trace_* helpers, so it is
- * found by name and attached with tracepoint_probe_register().
+ * oom:mark_victim is not exported to modules: it is found by name and
+ * attached with tracepoint_probe_register().
  *
  * Return: 0 or a negative errno.
  */

@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The module's parameters: their values, what each write is checked
- * against (policy.c's pure checks, interface.h's descriptions), and the
- * mode's resolution at load. Read wherever they apply (params.h).
+ * The module's parameters: their values, the checks of each write
+ * (policy.c's rules, interface.h's wording), and the mode chosen at load.
  *
  * Copyright (C) 2026 The async_mm_teardown authors.
  */
@@ -30,10 +29,7 @@ static const char *amt_param_allowed(const struct kernel_param *kp)
 	return "see modinfo";
 }
 
-/*
- * Print a rejected value without its trailing newline, and what is
- * allowed (@detail: the limit of this machine, or why now).
- */
+/* Log a rejected value and what is allowed (@detail: this machine's limit) */
 static void amt_param_reject(const struct kernel_param *kp, const char *val,
 			     const char *detail)
 {
@@ -58,11 +54,6 @@ static const struct kernel_param_ops amt_enabled_ops = {
 	.get = param_get_bool,
 };
 
-/*
- * The runtime switch. Loading the module is the opt-in, so it starts on;
- * turning it off sends new exits down the inline path while the queue keeps
- * draining.
- */
 module_param_cb(enabled, &amt_enabled_ops, &amt_enabled, 0644);
 
 /* Validate an unsigned long parameter against a pure policy check. */
@@ -94,10 +85,6 @@ static const struct kernel_param_ops amt_thresh_ops = {
 	.get = param_get_ulong,
 };
 
-/*
- * Smaller mms are torn down inline: below a few tens of MiB the teardown
- * costs about as much as the hand-off, and small exits are the common case.
- */
 module_param_cb(thresh_pages, &amt_thresh_ops, &amt_thresh_pages, 0644);
 
 unsigned long amt_max_pending_pages;
@@ -119,19 +106,10 @@ static const struct kernel_param_ops amt_max_pending_ops = {
 	.get = param_get_ulong,
 };
 
-/*
- * Queued pages are invisible to reclaim until the reaper frees them: the
- * cap bounds that exposure. Default RAM/4 (see docs/admin-guide.md).
- */
 module_param_cb(max_pending_pages, &amt_max_pending_ops,
 		&amt_max_pending_pages, 0644);
 
-/*
- * The OOM-time drain, the shrinker's priority boost, the pressure window,
- * the low-memory gate and the memcg headroom check. OOM victims stay
- * excluded either way. Turning this off is for measuring what it prevents
- * (tests, benchmarks), not for production.
- */
+/* OOM victims stay inline either way (oom.c). */
 module_param_cb(oom_guard, &amt_enabled_ops, &amt_oom_guard, 0644);
 
 unsigned int amt_min_avail_pct = 10;
@@ -153,13 +131,6 @@ static const struct kernel_param_ops amt_min_avail_ops = {
 	.get = param_get_uint,
 };
 
-/*
- * Part of oom_guard: while MemAvailable is at or under this share of RAM,
- * exits stay inline. A userspace OOM killer (earlyoom: 10 % by default)
- * reads MemAvailable right after its victim became a zombie, and a
- * deferred teardown still held then makes it kill again (docs/design.md,
- * "Low memory").
- */
 module_param_cb(min_available_pct, &amt_min_avail_ops, &amt_min_avail_pct,
 		0644);
 
@@ -183,20 +154,9 @@ static const struct kernel_param_ops amt_reapers_ops = {
 	.get = param_get_uint,
 };
 
-/*
- * Several reaper threads, so that one teardown stuck in __mmput() (an
- * mmu_notifier waiting on a device) never holds up the others, and exits
- * that die together are torn down in parallel. Set at load only
- * (/etc/modprobe.d): read-only at run time.
- */
 module_param_cb(reapers, &amt_reapers_ops, &amt_nr_reapers, 0444);
 
-/*
- * self by default (docs/benchmarks.md: the waitpid() latency of the
- * reaper, memory back as fast as inline when many die together, the CPU
- * in the dying task's cgroup). Where this kernel refuses self mode or
- * makes it costly, amt_params_mode_at_load() decides.
- */
+/* self, unless amt_params_mode_at_load() finds it refused or costly */
 int amt_mode = AMT_MODE_SELF;
 static bool amt_mode_given;
 
@@ -241,16 +201,11 @@ static const struct kernel_param_ops amt_mode_ops = {
 	.get = amt_mode_get,
 };
 
-/*
- * Who tears a deferred mm down: the mm_reaper kthread (the upstream RFC's
- * design), or the dying task itself right after exit_notify() has woken its
- * parent, so the CPU stays charged to its own cgroup (docs/design.md).
- */
 module_param_cb(mode, &amt_mode_ops, &amt_mode, 0644);
 
 /*
- * Every parameter's description comes from interface.h, shared with
- * amtctl; a parameter listed there and not defined above does not build.
+ * Descriptions from interface.h, shared with amtctl; a parameter listed
+ * there and not defined above does not build.
  */
 #define AMT_PARAM_DESC(name, when, type, allowed, help) \
 	MODULE_PARM_DESC(name, help " Allowed: " allowed ".");

@@ -1,26 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The deferred set: every mm whose teardown the hook took off the exit
- * path, from the deferral until its teardown has ended, whoever runs it.
- *
- * An entry owns the last mm_users reference of its mm and is, under
- * amt_lock, in exactly one state:
- *
- *   STASHED  mode=self: kept for its own task, which takes it right after
- *            exit_notify() (self.c); in the stash table, keyed by the task;
- *   QUEUED   waiting for the mm_reaper, on amt_queue;
- *   RUNNING  being torn down, by its task or by the reaper.
- *
- * From the deferral to the end of its teardown it is also on amt_deferred,
- * in deferral order (seq): pending_mms and pending_pages count exactly those
- * entries, the OOM notifier and the shrinker read them, and a drain waits
- * for the oldest to pass its epoch. A stash can be handed off (STASHED ->
- * QUEUED) when its task is late or stuck; the task then finds no entry. One
- * lock for all three collections makes every state change a single step.
- *
- * Each entry is also on amt_lru, a memcg-aware list_lru, under the memcg of
- * the task that deferred it: memcg reclaim calls a shrinker only for the
- * memcgs in which its list_lru has items (oom.c, "memcg reclaim").
+ * The deferred set: every deferred mm, from the deferral to the end of its
+ * teardown, whoever runs it. One lock for the entries' states and all the
+ * lists makes every state change one step (docs/design.md, "Who holds
+ * which reference").
  *
  * Copyright (C) 2026 The async_mm_teardown authors.
  */
@@ -48,20 +31,19 @@ static LIST_HEAD(amt_queue);		/* QUEUED entries */
 static DEFINE_HASHTABLE(amt_stash_table, 8);	/* STASHED entries */
 static LIST_HEAD(amt_stashes);		/* the same, in stash (seq) order */
 static u64 amt_seq;			/* the last seq given out */
-static unsigned long amt_freed;		/* anon pages freed by ended teardowns */
+static unsigned long amt_freed;		/* pages ended teardowns gave back */
 
 #ifdef AMT_DEBUG
-/* debugfs debug_leader_delay_ms: sleep before stashing under a leader */
+/* debugfs: sleep before stashing under a leader, so it passes exit_notify() */
 u32 amt_debug_leader_delay_ms;
 #endif
 
-/* Read locklessly by the mpol_put_task_policy() callback (self.c). */
+/* Stashes not taken yet; read locklessly by amt_notify_ftrace(). */
 atomic_t amt_nr_stashed = ATOMIC_INIT(0);
 
 static atomic_long_t amt_pending_pages_cnt = ATOMIC_LONG_INIT(0);
 static atomic_long_t amt_pending_mms_cnt = ATOMIC_LONG_INIT(0);
 static atomic_long_t amt_pending_peak = ATOMIC_LONG_INIT(0);
-/* amt_max_pending_gen when the peak was last restarted */
 static unsigned long amt_peak_gen;
 static atomic_long_t amt_ended = ATOMIC_LONG_INIT(0);
 /* Self teardowns running, which the freezer cannot see (suspend.c). */
@@ -74,16 +56,15 @@ static atomic_long_t amt_reaper_w = ATOMIC_LONG_INIT(0);
 static DECLARE_WAIT_QUEUE_HEAD(amt_ended_wq);
 
 /*
- * Entries come from an accounted cache: charged to the exiting task's
- * memcg, which places them on that memcg's list of amt_lru. amt_lru_on is
- * set once amt_lru is ready (oom.c's memcg shrinker exists), before the
- * first deferral, and cleared only after the last entry is gone.
+ * Entries are charged to their task's memcg (SLAB_ACCOUNT) and listed on
+ * that memcg's list of amt_lru: memcg reclaim calls a memcg-aware shrinker
+ * only for memcgs whose list_lru has items (memcg.c).
  */
 static struct kmem_cache *amt_entry_cache;
 static struct list_lru amt_lru;
 static bool amt_lru_on;
 
-/* A new cap restarts the peak, so that it shows how that cap held. */
+/* A new cap (amt_max_pending_gen) restarts the peak, to show how it held. */
 static void amt_peak_follow_cap(void)
 {
 	unsigned long gen = READ_ONCE(amt_max_pending_gen);
@@ -108,7 +89,7 @@ static void amt_note_peak(long total)
 /**
  * amt_pending_charge() - count an mm's freeable pages as pending
  * @pages: the charge, memoised in the entry: RSS keeps shrinking
- * @capped: apply max_pending_pages (the reaper's queue)
+ * @capped: apply max_pending_pages (the reaper's queue; not a stash)
  *
  * Add-then-check: concurrent chargers may over-reject, never over-admit.
  *
@@ -141,8 +122,6 @@ void amt_pending_uncharge(unsigned long pages)
  * amt_entry_new() - an entry for the mm whose last reference current holds
  * @mm: the mm
  *
- * Context: the exit path; does not sleep.
- *
  * Return: the entry, not yet charged nor deferred; NULL without memory.
  */
 struct amt_entry *amt_entry_new(struct mm_struct *mm)
@@ -152,13 +131,13 @@ struct amt_entry *amt_entry_new(struct mm_struct *mm)
 	struct amt_entry *e;
 
 	/*
-	 * Charged to current's memcg, where the mm's pages are (oom.c,
-	 * amt_memcg_room()). Named explicitly: slab charges the current
-	 * task's memcg only while it has an mm, and exit_mm() has cleared it.
+	 * Charged to current's memcg, which holds the mm's pages. Named
+	 * explicitly: slab charges current's memcg only while current->mm is
+	 * set, and exit_mm() has cleared it. kmem_cache_alloc_lru() allocates
+	 * the memcg's list of amt_lru for its first entry.
 	 */
 	rcu_read_lock();
 	old = set_active_memcg(mem_cgroup_from_task(current));
-	/* (a memcg's first entry also allocates its list of amt_lru) */
 	if (amt_lru_on)
 		e = kmem_cache_alloc_lru(amt_entry_cache, &amt_lru, gfp);
 	else
@@ -192,7 +171,6 @@ static void amt_unstash(struct amt_entry *e)
 	atomic_dec(&amt_nr_stashed);
 }
 
-/* Under amt_lock: @e goes on the reaper's queue, its weight with it. */
 static void amt_enqueue(struct amt_entry *e)
 {
 	lockdep_assert_held(&amt_lock);
@@ -217,12 +195,10 @@ static void amt_stash_to_queue(struct amt_entry *e)
  */
 void amt_defer(struct amt_entry *e, struct task_struct *task)
 {
-	/* the deferred reference is a live one (the task's last, normally) */
 	AMT_CHECK(atomic_read(&e->mm->mm_users) > 0);
 	/*
-	 * Before anyone can see it: its teardown takes it off again. The
-	 * list's lock publishes since and seen_at to amt_lru_sum(), amt_lock
-	 * publishes since to amt_handoff().
+	 * Set before the entry is visible: the list_lru's lock publishes
+	 * since and seen_at to amt_lru_sum(), amt_lock since to amt_handoff().
 	 */
 	e->since = jiffies;
 	e->seen_at = e->since;
@@ -248,7 +224,6 @@ void amt_defer(struct amt_entry *e, struct task_struct *task)
 	spin_unlock(&amt_lock);
 }
 
-/* Under amt_lock: the teardown starts, and its progress becomes visible. */
 static struct amt_entry *amt_start(struct amt_entry *e)
 {
 	lockdep_assert_held(&amt_lock);
@@ -256,7 +231,7 @@ static struct amt_entry *amt_start(struct amt_entry *e)
 	mmgrab(e->mm);
 	e->freeable0 = amt_mm_freeable(e->mm);
 	e->state = AMT_RUNNING;
-	/* read under the list_lru's lock, not this one (amt_lru_sum()) */
+	/* read by amt_lru_sum() under the list_lru's lock, not this one */
 	WRITE_ONCE(e->started, jiffies ?: 1);
 	return e;
 }
@@ -265,10 +240,8 @@ static struct amt_entry *amt_start(struct amt_entry *e)
  * amt_stash_own() - has @tsk a stash of its own to tear down?
  * @tsk: current, after exit_notify()
  *
- * A snapshot: the hand-off may take it right after.
- *
  * Return: true if an entry stashed under @tsk waits for @tsk's teardown
- * (not only entries left to it for the reaper).
+ * (not one left to it for the reaper); a snapshot, a hand-off may follow.
  */
 bool amt_stash_own(struct task_struct *tsk)
 {
@@ -318,17 +291,14 @@ struct amt_entry *amt_stash_take(struct task_struct *tsk, bool *queued)
 
 /**
  * amt_defer_to_leader() - stash a thread's entry under its group leader
- * @e: the entry, charged; @e->to_reaper says what the leader does with it
- *	after its exit_notify(): queue it for the reaper, or tear it down
- * @leader: current's group leader, exiting and not past exit_notify() when
- *	amt_stash_leader() looked; current is still in its thread group, so
- *	the leader cannot be released before this returns
+ * @e: the entry, charged; with @e->to_reaper the leader queues it for the
+ *	reaper instead of tearing it down
+ * @leader: from amt_stash_leader(); current is still in its thread group,
+ *	so the leader cannot be released before this returns
  *
- * If the leader has passed exit_notify() meanwhile, and has not taken it,
- * the entry is current's again: stashed under current, or queued if for
- * the reaper (the caller then owes the reaper a wake-up), as if it had
- * never been left to the leader. Current reaches exit_notify() too, and
- * the death is visible then.
+ * If the leader passed exit_notify() meanwhile without taking it, the
+ * entry is current's again: stashed under current, or queued if for the
+ * reaper (the caller then owes the reaper a wake-up).
  *
  * Return: true if the leader has it (or took it meanwhile).
  */
@@ -339,25 +309,23 @@ bool amt_defer_to_leader(struct amt_entry *e, struct task_struct *leader)
 	struct amt_entry *x;
 
 #ifdef AMT_DEBUG
-	/* make check-debug's thread_first: the leader passes exit_notify() */
 	if (READ_ONCE(amt_debug_leader_delay_ms))
 		msleep(READ_ONCE(amt_debug_leader_delay_ms));
 #endif
 	amt_defer(e, leader);
 	/*
-	 * Pairs with the smp_mb() in notify.c's callback between the
-	 * leader's exit_state (set in exit_notify()) and its read of
-	 * amt_nr_stashed: either it sees our stash and takes it under
-	 * amt_lock, or we see its exit_state here and take it back. Under
-	 * amt_lock one of us gets it.
+	 * Pairs with the smp_mb() in amt_notify_ftrace() between the leader's
+	 * exit_state (set in exit_notify()) and its read of amt_nr_stashed:
+	 * it sees our stash, or we see its exit_state; under amt_lock exactly
+	 * one of us takes the entry.
 	 */
 	smp_mb();
 	if (!READ_ONCE(leader->exit_state))
 		return true;
 	spin_lock(&amt_lock);
 	/*
-	 * Found by its key and pid, not by @e, which the leader may have
-	 * taken, torn down and freed already. A thread makes one final drop.
+	 * By key and pid (a thread makes one final drop), not by @e, which
+	 * the leader may have taken and freed already.
 	 */
 	hash_for_each_possible_safe(amt_stash_table, x, tmp, stash,
 				    (unsigned long)leader) {
@@ -407,9 +375,7 @@ struct amt_entry *amt_queue_take(void)
 /**
  * amt_queue_empty() - is nothing waiting for the reaper?
  *
- * Context: any; a lockless snapshot.
- *
- * Return: true if no entry is QUEUED.
+ * Return: true if no entry is QUEUED; a lockless snapshot.
  */
 bool amt_queue_empty(void)
 {
@@ -418,17 +384,11 @@ bool amt_queue_empty(void)
 
 /**
  * amt_handoff() - give stashed entries to the reaper
- * @which: AMT_HANDOFF_LATE: those stashed AMT_STASH_MAX ago or longer;
- *	AMT_HANDOFF_STUCK: those whose task has not reached exit_notify()
- *	(a task past it takes its entry within AMT_YIELD and a
- *	nap, at once when hurried);
- *	AMT_HANDOFF_ALL: every one
+ * @which: which stashes (enum amt_handoff_which)
  * @next: if not NULL, set to the jiffies at which the oldest stash left
  *	behind becomes late, or 0 if none is left
  *
- * The caller wakes the reaper if this returns non-zero.
- *
- * Return: how many were handed off.
+ * Return: how many were handed off; if any, the caller wakes the reaper.
  */
 unsigned int amt_handoff(enum amt_handoff_which which, unsigned long *next)
 {
@@ -475,10 +435,8 @@ static void amt_finish(struct amt_entry *e)
 	unsigned long left;
 	long mms;
 
-	/* Its memcg's reclaim has nothing more to wait for (oom.c). */
 	if (amt_lru_on)
 		amt_lru_del(&amt_lru, &e->lru);
-	/* nothing left after a teardown, whoever ran it */
 	left = amt_mm_freeable(mm);
 	/*
 	 * Counted before it leaves the deferred list: a drain returns as soon
@@ -510,11 +468,7 @@ static void amt_finish(struct amt_entry *e)
 	kmem_cache_free(amt_entry_cache, e);
 }
 
-/*
- * Teardowns whose last reference a late user took (see amt_teardown()),
- * under amt_lock: finished by this work once the mm has no user and no
- * freeable page left.
- */
+/* Under amt_lock: entries whose mm a late user holds (amt_teardown()). */
 static LIST_HEAD(amt_lingering);
 #define AMT_LINGER_POLL	(HZ / 10 ?: 1)
 static void amt_linger_fn(struct work_struct *w);
@@ -551,9 +505,8 @@ static void amt_linger_fn(struct work_struct *w)
 /**
  * amt_pending_linger_flush() - at unload: end every lingering entry now
  *
- * A late user may hold its mm for as long as it likes (a driver's
- * get_task_mm()); its entry holds only an mm_count reference, dropped
- * here. Its memory still goes with that user's mmput().
+ * A late user may hold the mm for as long as it likes; the entry holds
+ * only mm_count. The memory still goes with that user's mmput().
  */
 void amt_pending_linger_flush(void)
 {
@@ -571,16 +524,11 @@ void amt_pending_linger_flush(void)
  * @e: from amt_stash_take() or amt_queue_take()
  * @by_self: the dying task itself runs it (else a reaper)
  *
- * If a late user took mm_users with mmget_not_zero() meanwhile (a
- * /proc/PID/smaps reader, swapoff, a userfaultfd's release), our drop is
- * not the last and the memory goes with that user's mmput(): the entry
- * then stays in the deferred set, counted as pending, until the mm has
- * no user and no freeable page left (amt_linger_fn()), so that
- * pending_pages, the OOM notifier's progress, the memcg wait and drains
- * follow the memory, not our reference.
+ * If a late user (mmget_not_zero(): a /proc reader, swapoff) holds the mm,
+ * the memory goes with its mmput(): the entry stays deferred and charged
+ * until the mm has no user and no freeable page left (amt_linger_fn()).
  *
- * Context: process context, no locks held; sleeps for as long as
- * __mmput() takes.
+ * Context: process context, no locks held; sleeps as long as __mmput().
  */
 void amt_teardown(struct amt_entry *e, bool by_self)
 {
@@ -615,10 +563,8 @@ void amt_teardown(struct amt_entry *e, bool by_self)
 /**
  * amt_progress() - freeable pages given back by deferred teardowns so far
  *
- * Ended teardowns, plus what those running have unmapped so far (their
- * counters fall as exit_mmap() zaps). Only grows.
- *
- * Return: a page count since load.
+ * Return: pages since load, of ended teardowns and running ones (their
+ * counters fall as exit_mmap() zaps); only grows.
  */
 unsigned long amt_progress(void)
 {
@@ -642,9 +588,8 @@ unsigned long amt_progress(void)
  * amt_pending_suspend() - a suspend or hibernation begins or ends
  * @on: true from its preparation to its end
  *
- * While on, a task coming for its stash queues it for the (freezable)
- * reapers instead of tearing it down: a task past exit_notify() may be
- * released from the process lists the freezer walks.
+ * While on, a task coming for its stash queues it for the freezable
+ * reapers: past exit_notify() it may be off the lists the freezer walks.
  */
 void amt_pending_suspend(bool on)
 {
@@ -667,9 +612,8 @@ int amt_pending_self_running(void)
  * amt_pending_reaper_load() - the teardowns the reapers have to do
  * @weight: set to the sum of amt_nice_weight() of their tasks' nice
  *
- * Context: any; lockless, the two counts may be a teardown apart.
- *
- * Return: how many entries are queued or torn down by a reaper.
+ * Return: how many entries are queued or torn down by a reaper; lockless,
+ * @weight may be a teardown apart.
  */
 unsigned long amt_pending_reaper_load(unsigned long *weight)
 {
@@ -723,8 +667,6 @@ static bool amt_epoch_done(u64 epoch)
  * @epoch: from amt_epoch()
  * @timeout: the most to wait, in jiffies
  *
- * Later deferrals do not hold it up, however many there are.
- *
  * Return: time left (> 0) once done, 0 on timeout, < 0 on a fatal signal.
  */
 long amt_wait_epoch(u64 epoch, long timeout)
@@ -733,16 +675,31 @@ long amt_wait_epoch(u64 epoch, long timeout)
 					   timeout);
 }
 
+/**
+ * amt_pending_mms() - deferred mms whose teardown has not ended
+ *
+ * Return: their number.
+ */
 long amt_pending_mms(void)
 {
 	return atomic_long_read(&amt_pending_mms_cnt);
 }
 
+/**
+ * amt_pending_pages() - freeable pages of the deferred mms
+ *
+ * Return: the sum of their charges (amt_pending_charge()).
+ */
 long amt_pending_pages(void)
 {
 	return atomic_long_read(&amt_pending_pages_cnt);
 }
 
+/**
+ * amt_pending_pages_peak() - the highest amt_pending_pages()
+ *
+ * Return: the peak since load or the last change of max_pending_pages.
+ */
 long amt_pending_pages_peak(void)
 {
 	amt_peak_follow_cap();
@@ -777,8 +734,7 @@ int amt_pending_init(void)
 
 /**
  * amt_pending_lru_init() - make entries visible to memcg reclaim
- * @shrinker: oom.c's memcg-aware shrinker, allocated (v6.7+: not yet
- *	registered) or registered (before: the id it needs comes with it)
+ * @shrinker: memcg.c's memcg-aware shrinker, registered before v6.7 only
  *
  * Context: module init, before any deferral.
  *
@@ -789,7 +745,7 @@ int amt_pending_lru_init(struct shrinker *shrinker)
 {
 	int ret = list_lru_init_memcg(&amt_lru, shrinker);
 
-	/* the shrinker may be called already (before v6.7): lru first */
+	/* pairs with the acquires below: the shrinker may run (before v6.7) */
 	if (!ret)
 		smp_store_release(&amt_lru_on, true);
 	return ret;
@@ -812,10 +768,9 @@ void amt_pending_exit(void)
 /**
  * amt_pending_memcg_visible() - does memcg reclaim see the entries?
  *
- * Return: true if an entry deferred now lands on the list of its task's
- * memcg in amt_lru: amt_lru exists and slab objects are charged to memcgs
- * (not with cgroup.memory=nokmem; the key is on once a memcg other than
- * the root exists).
+ * Return: true if amt_lru exists and slab objects are charged to memcgs
+ * (not with cgroup.memory=nokmem; the key is on once a non-root memcg
+ * exists).
  */
 bool amt_pending_memcg_visible(void)
 {

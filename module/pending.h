@@ -18,17 +18,20 @@
 
 /*
  * One deferred teardown. It owns the last mm_users reference of @mm from
- * amt_defer() until amt_teardown() drops it.
+ * amt_defer() until amt_teardown() drops it, and is in one state, changed
+ * under pending.c's lock: STASHED (mode=self: kept for its task, which
+ * takes it after exit_notify()), QUEUED (for the reaper) or RUNNING (taken;
+ * its taker alone tears it down).
  */
 enum amt_entry_state { AMT_STASHED, AMT_QUEUED, AMT_RUNNING };
 
 struct amt_entry {
 	struct list_head deferred;	/* on the deferred list until it ends */
-	struct list_head lru;		/* on amt_lru, by memcg, until it ends */
+	struct list_head lru;		/* on amt_lru by memcg, until it ends */
 	struct list_head queue;		/* on the reaper's queue while QUEUED */
 	struct hlist_node stash;	/* in the stash table while STASHED */
 	struct list_head stashed;	/* and on amt_stashes, in that order */
-	struct task_struct *task;	/* mode=self: the task (a reference) */
+	struct task_struct *task;	/* stashed under it (a reference) */
 	struct mm_struct *mm;
 	unsigned long charged;	/* freeable pages counted in pending_pages */
 	unsigned long freeable0; /* freeable pages when its teardown began */
@@ -48,16 +51,15 @@ struct amt_entry {
 
 /*
  * The longest a stashed mm waits for its task to reach its teardown after
- * exit_notify() before the reaper takes it (docs/design.md, "The bound").
+ * exit_notify() before the reaper takes it (docs/design.md, "The bound on
+ * a stash, and the hand-off").
  */
 #define AMT_STASH_MAX	(HZ / 10)
 
 /*
- * What a teardown gives back for certain: anonymous pages (RAM) and swap
- * entries. File pages stay in the page cache after the unmap, and shmem
- * pages are freed only if the unmap drops the object's last user, which
- * the exit path cannot tell cheaply: counting either would report memory
- * that does not come back (docs/design.md, "What counts as freed").
+ * What a teardown surely gives back: anonymous pages and swap entries. File
+ * pages stay cached, and shmem ones may have other users (docs/design.md,
+ * "What counts as freed").
  */
 static inline unsigned long amt_mm_freeable(struct mm_struct *mm)
 {
@@ -67,7 +69,11 @@ static inline unsigned long amt_mm_freeable(struct mm_struct *mm)
 
 enum amt_handoff_which {
 	AMT_HANDOFF_LATE,	/* stashed AMT_STASH_MAX ago or more */
-	AMT_HANDOFF_STUCK,	/* their task has not reached exit_notify() */
+	/*
+	 * Their task has not reached exit_notify(); one past it takes its
+	 * stash within AMT_YIELD and a nap.
+	 */
+	AMT_HANDOFF_STUCK,
 	AMT_HANDOFF_ALL,
 };
 
@@ -75,7 +81,6 @@ enum amt_handoff_which {
 extern u32 amt_debug_leader_delay_ms;
 #endif
 
-/* Stashes not taken yet; read locklessly by the exit_notify() hook. */
 extern atomic_t amt_nr_stashed;
 
 int amt_pending_init(void);

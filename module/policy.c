@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Deferral policy: which exiting mm may go to the mm_reaper. Pure code, no
- * kernel state: unit tested on the host by tests/unit/test_policy.c.
+ * Deferral policy and parameter rules: pure functions, no kernel state,
+ * unit tested on the host (tests/unit/test_policy.c).
  *
  * Copyright (C) 2026 The async_mm_teardown authors.
  */
@@ -18,10 +18,8 @@
  * amt_decide() - decide whether an exiting mm may be deferred
  * @f: what the exit hook read about the mm, holding its last reference
  *
- * The order matters only for which reason is counted: the cheap and common
- * "do nothing" cases come first, then the safety gates. The budget gate is
- * not here because it must be an atomic add-then-check on shared state; the
- * caller applies it (with amt_budget_ok()) after AMT_DEFER.
+ * The order only decides which reason is counted. The budget is the
+ * caller's (amt_budget_ok()): an add-then-check on shared state.
  *
  * Return: AMT_DEFER, or the reason for tearing the mm down inline.
  */
@@ -31,28 +29,18 @@ enum amt_verdict amt_decide(const struct amt_exit_facts *f)
 		return AMT_SYNC_DISABLED;
 	if (f->rss < f->thresh)
 		return AMT_SYNC_SMALL;
-	/* An OOM victim's memory must come back now, not behind a nice-19 thread. */
 	if (f->oom)
 		return AMT_REJECT_OOM;
-	/* Memory is short right now: queued pages would only add to it. */
 	if (f->pressure)
 		return AMT_REJECT_PRESSURE;
-	/*
-	 * Little is available: whoever killed the process (earlyoom) looks
-	 * again as soon as it is reaped, expecting its memory back.
-	 */
 	if (f->low_memory)
 		return AMT_REJECT_LOW_MEMORY;
 	/*
-	 * The memcg could OOM-kill for pages we keep charged while deferred,
-	 * unless its reclaim waits for their teardown (oom.c). It cannot wait
-	 * for shmem: those pages are freed at the last fput() of their file,
-	 * which a deferred teardown delays to the kernel's fput worker, after
-	 * the wait has ended.
+	 * memcg reclaim may wait for the teardown (memcg.c), never for its
+	 * shmem: that is freed at the file's last fput(), in the fput worker.
 	 */
 	if ((f->memcg_full && !f->memcg_waits) || f->memcg_shmem_full)
 		return AMT_REJECT_MEMCG;
-	/* exit_aio() waits for in-flight AIO: it must not stall the one reaper. */
 	if (f->aio)
 		return AMT_REJECT_AIO;
 	return AMT_DEFER;
@@ -86,9 +74,6 @@ int amt_check_max_pending(unsigned long val, unsigned long totalram)
  * amt_check_min_avail() - validate a min_available_pct value
  * @val: proposed percentage of RAM
  *
- * Above half of RAM the gate would keep most exits of a busy machine
- * inline: a setting for "off", which is enabled=0.
- *
  * Return: 0 if @val <= AMT_PERCENT_MAX (50), else -EINVAL.
  */
 int amt_check_min_avail(unsigned long val)
@@ -97,14 +82,10 @@ int amt_check_min_avail(unsigned long val)
 }
 
 /**
- * amt_default_max_pending() - default pending-pages cap
+ * amt_default_max_pending() - default max_pending_pages
  * @totalram: pages of RAM
  *
- * RAM/4, as in the RFC: queued pages are invisible to reclaim until the
- * reaper frees them, so the cap bounds that exposure; an mm larger than the
- * cap falls back to inline teardown, which is its own backpressure.
- *
- * Return: the cap in pages, at least 1.
+ * Return: RAM/4, the RFC's cap, at least 1.
  */
 unsigned long amt_default_max_pending(unsigned long totalram)
 {
@@ -139,13 +120,11 @@ int amt_check_reapers(unsigned long val, unsigned long max)
  * @online_cpus: CPUs online at load
  * @max: the most the module supports
  *
- * One per CPU, so that exits dying together are torn down in parallel as
- * they would be inline; at least two, so that one teardown stuck in
- * __mmput() never holds up the rest of the queue; at most @max (and 8),
- * since each is a thread and parallel teardowns beyond that contend on
- * the zone locks rather than gaining speed.
+ * One per CPU; at least 2, so that a teardown stuck in __mmput() holds up
+ * only its own thread; at most 8, beyond which teardowns contend on the
+ * zone locks.
  *
- * Return: the count.
+ * Return: the count, at most @max.
  */
 unsigned int amt_default_reapers(unsigned int online_cpus, unsigned int max)
 {
@@ -156,7 +135,7 @@ unsigned int amt_default_reapers(unsigned int online_cpus, unsigned int max)
 	return n < max ? n : max;
 }
 
-/* kernel/sched/core.c's sched_prio_to_weight[]: nice -20 to 19, x1.25 a step */
+/* kernel/sched/core.c's sched_prio_to_weight[], nice -20 to 19 */
 static const unsigned long amt_prio_weight[40] = {
 	88761, 71755, 56483, 46273, 36291, 29154, 23254, 18705, 14949, 11916,
 	9548, 7620, 6100, 4904, 3906, 3121, 2501, 1991, 1586, 1277,
@@ -181,17 +160,12 @@ unsigned long amt_nice_weight(int nice)
 
 /**
  * amt_catchup_nice() - the nice that gives reapers the dead tasks' share
- * @weight: the sum of amt_nice_weight() of the dead tasks whose teardowns
- *	wait for the reapers (each at its nice when it died)
+ * @weight: sum of amt_nice_weight() of the dead tasks whose teardowns wait
+ *	for the reapers, each at its nice when it died
  * @threads: the reapers that share them, at least 1
  *
- * Inline, each dying task would have torn down at its own nice, so the
- * teardowns together would have had the CPU share of @weight. Spread over
- * @threads reapers, each needs @weight / @threads: the highest nice whose
- * weight reaches that (never less than the share inline teardown had, at
- * most 25 % more), nice -20 at most.
- *
- * Return: a nice from -20 to 19.
+ * Return: the highest nice whose weight reaches @weight / @threads (at
+ * least the inline share, at most 25 % more), -20 at most.
  */
 int amt_catchup_nice(unsigned long weight, unsigned int threads)
 {

@@ -16,7 +16,7 @@
 
 /* Why an exiting mm was or was not deferred; one statistic per value. */
 enum amt_verdict {
-	AMT_DEFER = 0,		/* queue it for the mm_reaper */
+	AMT_DEFER = 0,		/* defer its teardown */
 	AMT_SYNC_DISABLED,	/* enabled=0: teardown inline, as without us */
 	AMT_SYNC_SMALL,		/* RSS below thresh_pages: not worth it */
 	AMT_REJECT_OOM,		/* OOM victim or OOM-reaped: free it now */
@@ -56,10 +56,8 @@ static inline bool amt_budget_ok(unsigned long new_total, unsigned long cap)
 }
 
 /*
- * memcg headroom: a queued mm stays charged to its memcg until the reap. A
- * kill-and-respawn in a limited cgroup then needs room for the old and the
- * new process at once, so defer only if @pages more would still fit under
- * @max next to @usage.
+ * memcg headroom: a deferred mm stays charged until its teardown ends, so
+ * @pages more must fit under @max next to @usage.
  */
 static inline unsigned long amt_memcg_room_of(unsigned long usage,
 					      unsigned long max)
@@ -74,12 +72,9 @@ static inline bool amt_memcg_has_room(unsigned long usage, unsigned long max,
 }
 
 /*
- * Low memory: MemAvailable (@avail pages) at or under @pct percent of
- * @totalram, plus an eighth of that. The margin: earlyoom kills at the
- * first reading at or under its percentage, often a few MiB under, and
- * the victim's exit reads the counters again later: their per-CPU drift
- * (up to a few pages per CPU and zone) or a little memory freed meanwhile
- * must not let that exit through (a precaution, not observed). No
+ * Low memory: MemAvailable (@avail pages) at or under @pct % of @totalram,
+ * plus an eighth for the counters' drift between a userspace OOM killer's
+ * reading and its victim's exit (docs/design.md, "Low memory"). No
  * overflow: @pct <= 50 and page counts are far below 2^53.
  */
 static inline bool amt_memory_low(unsigned long avail, unsigned long totalram,
@@ -98,7 +93,6 @@ int amt_check_reapers(unsigned long val, unsigned long max);
 unsigned int amt_default_reapers(unsigned int online_cpus,
 				 unsigned int max);
 
-/* The scheduler's load weight of a nice value (-20 to 19). */
 unsigned long amt_nice_weight(int nice);
 int amt_catchup_nice(unsigned long weight, unsigned int threads);
 

@@ -1,10 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The mm_reaper: a few freezable, nice-19 kthreads that tear down the mms
- * on the deferred set's queue (pending.c), one each at a time, so that one
- * teardown stuck in __mmput() (an mmu_notifier waiting on a device, say)
- * never holds up the others and parallel exits free memory in parallel;
- * when they are woken, and at what nice they run.
+ * The mm_reaper threads: freezable kthreads that tear down the mms on the
+ * deferred set's queue (pending.c), one at a time each; when they are
+ * woken, and at what nice they run.
  *
  * Copyright (C) 2026 The async_mm_teardown authors.
  */
@@ -27,8 +25,8 @@
 
 static DECLARE_WAIT_QUEUE_HEAD(amt_reaper_wq);
 /*
- * The threads; amt_nr_running of them started (at load), written under
- * amt_nice_lock at unload, so that a renice never sees a stopped one.
+ * amt_nr_running: set at load; lowered under amt_nice_lock at unload, so
+ * that a renice never sees a stopped thread.
  */
 static struct task_struct *amt_reapers[AMT_MAX_REAPERS];
 static unsigned int amt_nr_running;
@@ -42,13 +40,10 @@ static bool amt_reaper_work_left(void)
 }
 
 /*
- * The reapers' nice, one for all of them: MAX_NICE while they have no
- * work; with work, the catch-up nice (amt_catchup_nice()), the CPU share
- * the dead tasks whose teardowns they have would have had inline; while
- * reclaim, the OOM notifier, a memcg charge or a drain waits for the
- * memory, at most the nice of whoever waits, and at most 0 (amt_press,
- * dropped when no work is left: AMT_NO_PRESS). Never nice 19 with work
- * (AMT_YIELD says why).
+ * The reapers' nice, one for all, under amt_nice_lock: MAX_NICE without
+ * work; with work, the catch-up nice (amt_catchup_nice()), and while
+ * someone waits for the memory at most the waiter's nice and 0 (amt_press,
+ * dropped when no work is left). Never nice 19 with work: AMT_YIELD.
  */
 #define AMT_NO_PRESS	(MAX_NICE + 1)
 static DEFINE_SPINLOCK(amt_nice_lock);
@@ -87,14 +82,9 @@ static bool amt_reaper_waiting(void *unused)
 }
 
 /**
- * amt_reaper_wake() - wake the reapers for entries just queued
+ * amt_reaper_wake() - renice, then wake the reapers for entries just queued
  *
- * At their catch-up nice first: a reaper woken at nice 19 on a busy
- * machine would wait long to run at all.
- *
- * Context: process context (amt_wake_irq_fn() wakes without the renice:
- * its entries were queued, and the reapers reniced, by
- * amt_reaper_queue_exit()).
+ * Context: process context.
  */
 void amt_reaper_wake(void)
 {
@@ -103,19 +93,16 @@ void amt_reaper_wake(void)
 }
 
 /*
- * Exits queued without a wake-up. Woken at once, the reaper would take the
- * idle CPU while the dying task still runs towards exit_notify(), and the
- * parent, woken there, would queue behind one or the other. So an exit
- * queues quietly and the reaper is woken from notify.c's hook, which every
- * exiting task reaches right after exit_notify(). The work item bounds the
- * delay for a task that stalls in between (closing files, say).
+ * Exits queued without a wake-up: the reaper is woken after exit_notify()
+ * (notify.c's hook), not to compete with the dying task and its parent
+ * before (docs/design.md, "When the reaper is woken"). AMT_WAKE_LATE_MAX
+ * bounds the wait for a task that stalls in between (a slow close).
  */
 atomic_t amt_wake_owed = ATOMIC_INIT(0);
 #define AMT_WAKE_LATE_MAX	(HZ / 10)
 static void amt_wake_late_fn(struct work_struct *w);
 static DECLARE_DELAYED_WORK(amt_wake_late_work, amt_wake_late_fn);
 
-/* The hook after exit_notify() is there to pay amt_wake_owed (notify.c). */
 static bool amt_wake_late_on;
 
 /**
@@ -129,8 +116,6 @@ void amt_reaper_wake_late(bool on)
 
 /**
  * amt_reaper_wakes_late() - is the reaper woken after exit_notify()?
- *
- * Return: true once notify.c's hook is in place.
  */
 bool amt_reaper_wakes_late(void)
 {
@@ -140,13 +125,13 @@ bool amt_reaper_wakes_late(void)
 /**
  * amt_reaper_owe_wake() - an exit was queued: wake the reaper later
  *
- * After the entry is on the queue: whoever takes the count sees it. The
- * wake-up comes after exit_notify() (amt_wake_owed), or from the work
- * item AMT_WAKE_LATE_MAX after the first unpaid queueing.
+ * Context: after amt_defer() has queued the entry, so that whoever takes
+ * the count (amt_reaper_wake_owed()'s fully ordered atomic_xchg()) and
+ * wakes the reaper makes it see the entry.
  */
 void amt_reaper_owe_wake(void)
 {
-	/* not woken yet (the give-way), but at the right nice when it is */
+	/* at the catch-up nice before it is woken */
 	amt_reaper_renice(AMT_NO_PRESS);
 	if (atomic_inc_return(&amt_wake_owed) == 1) {
 		/* re-armed: a timer left from a paid debt must not fire early */
@@ -159,8 +144,7 @@ void amt_reaper_owe_wake(void)
  * amt_reaper_queue_exit() - queue the exiting task's mm for the reaper
  * @e: the entry, charged; the reaper owns and frees it from now on
  *
- * Called from exit_mm(). Woken after exit_notify(), at once if notify.c's
- * hook is missing.
+ * The reaper is woken after exit_notify(), or at once without that hook.
  */
 void amt_reaper_queue_exit(struct amt_entry *e)
 {
@@ -172,10 +156,9 @@ void amt_reaper_queue_exit(struct amt_entry *e)
 }
 
 /*
- * The wake-up owed is paid from notify.c's ftrace callback, which runs with
- * preemption disabled: on PREEMPT_RT a waitqueue's lock is a sleeping lock
- * and must not be taken there. An irq_work runs wake_up() where it may
- * (hard interrupt context normally, the irq_work thread on PREEMPT_RT).
+ * notify.c's ftrace callback pays the wake-up with preemption disabled,
+ * where PREEMPT_RT's sleeping waitqueue lock must not be taken: wake_up()
+ * runs from an irq_work (the irq_work thread on PREEMPT_RT).
  */
 static void amt_wake_irq_fn(struct irq_work *w)
 {
@@ -187,8 +170,7 @@ static struct irq_work amt_wake_irq_work;
 /**
  * amt_reaper_wake_owed() - wake the reaper for exits queued quietly
  *
- * Context: any, also an ftrace callback with preemption disabled; never
- * sleeps, takes no sleeping lock (also on PREEMPT_RT).
+ * Context: any; takes no sleeping lock, also on PREEMPT_RT.
  *
  * Return: true if a wake-up was owed.
  */
@@ -214,7 +196,6 @@ static int amt_reaper_fn(void *unused)
 	for (;;) {
 		wait_event_freezable(amt_reaper_wq, !amt_queue_empty() ||
 				     kthread_should_stop());
-		/* woken for work: the give-way, then the catch-up nice */
 		amt_give_way(amt_reaper_waiting, NULL);
 		for (;;) {
 			/* busy before the take: a renice never misses it */
@@ -224,20 +205,17 @@ static int amt_reaper_fn(void *unused)
 				atomic_dec(&amt_reapers_busy);
 				break;
 			}
-			/* (at each take: the catch-up follows the work left) */
 			amt_reaper_renice(AMT_NO_PRESS);
 			amt_teardown(e, false);
 			atomic_dec(&amt_reapers_busy);
-			/* Honour a freeze request between mms. */
+			/* freeze between mms (suspend.c relies on it) */
 			try_to_freeze();
 			cond_resched();
 		}
-		/* back to MAX_NICE once no work is left */
 		amt_reaper_renice(AMT_NO_PRESS);
 		/*
-		 * Stop only with an empty queue: the hooks are gone and the
-		 * stashes handed off before kthread_stop(), so nothing can be
-		 * queued after this check.
+		 * Stop only with an empty queue: hooks and stashes are gone
+		 * before kthread_stop(), so nothing is queued after this.
 		 */
 		if (kthread_should_stop() && amt_queue_empty())
 			break;
@@ -247,8 +225,7 @@ static int amt_reaper_fn(void *unused)
 
 /**
  * amt_reaper_press() - someone waits for the memory: run at their nice
- * @nice: the waiter's nice; the reapers take it, and 0 at least, until
- *	their work is done
+ * @nice: the waiter's nice; kept (0 at least) until the work is done
  */
 void amt_reaper_press(int nice)
 {
@@ -273,13 +250,10 @@ int amt_reaper_start(unsigned int n)
 			amt_reaper_stop();
 			return PTR_ERR(t);
 		}
-		/* Background work: yield to everything that is not. */
 		set_user_nice(t, MAX_NICE);
 		/*
-		 * No binding: kthread() itself gives every new kernel thread
-		 * the housekeeping CPUs (HK_TYPE_KTHREAD; v7.x follows cpuset
-		 * isolation too), and without PF_NO_SETAFFINITY admins can
-		 * still re-affine them.
+		 * Not bound: kthread() keeps it to the housekeeping CPUs
+		 * (HK_TYPE_KTHREAD), and admins can still re-affine it.
 		 */
 		amt_reapers[amt_nr_running++] = t;
 		wake_up_process(t);
@@ -290,26 +264,24 @@ int amt_reaper_start(unsigned int n)
 /**
  * amt_reaper_stop() - tear down everything queued, then stop the threads
  *
- * Called after amt_hook_exit() and amt_notify_exit(): nothing new can be
- * deferred, every stash has been handed off or taken, and no task runs
- * its own teardown any more.
+ * Context: after amt_hook_exit() and amt_notify_exit(): nothing new can be
+ * deferred, no stash is left, and no task runs its own teardown.
  */
 void amt_reaper_stop(void)
 {
 	struct task_struct *t;
 
-	/* kthread_stop() wakes a reaper; work items must not outlive us */
+	/* its function is module text; kthread_stop() wakes the reapers */
 	cancel_delayed_work_sync(&amt_wake_late_work);
-	/* (nothing queues it any more: the hooks are gone) */
+	/* nothing queues it any more: the hooks are gone */
 	irq_work_sync(&amt_wake_irq_work);
-	/* each stops only with the queue empty: the last one empties it */
 	while (amt_nr_running) {
 		spin_lock(&amt_nice_lock);
 		t = amt_reapers[--amt_nr_running];
 		spin_unlock(&amt_nice_lock);
 		kthread_stop(t);
 	}
-	/* (no teardown left to start: late users keep what they hold) */
+	/* no teardown left to start; late users keep what they hold */
 	amt_pending_linger_flush();
 	WARN_ON_ONCE(!amt_pending_empty());
 	amt_flush_fput();
@@ -318,8 +290,6 @@ void amt_reaper_stop(void)
 /**
  * amt_is_reaper() - is @t one of the mm_reaper threads?
  * @t: a task
- *
- * Return: true if so.
  */
 bool amt_is_reaper(struct task_struct *t)
 {
@@ -332,9 +302,7 @@ bool amt_is_reaper(struct task_struct *t)
 }
 
 /**
- * amt_reaper_task() - the first mm_reaper thread, for statistics
- *
- * Return: the task, or NULL before the start.
+ * amt_reaper_task() - the first mm_reaper thread (NULL before the start)
  */
 struct task_struct *amt_reaper_task(void)
 {
@@ -342,9 +310,7 @@ struct task_struct *amt_reaper_task(void)
 }
 
 /**
- * amt_reaper_cpu_ns() - CPU time of all mm_reaper threads since load
- *
- * Return: nanoseconds.
+ * amt_reaper_cpu_ns() - CPU time of all mm_reaper threads since load, in ns
  */
 u64 amt_reaper_cpu_ns(void)
 {
@@ -358,8 +324,6 @@ u64 amt_reaper_cpu_ns(void)
 
 /**
  * amt_reaper_count() - how many mm_reaper threads run
- *
- * Return: the count.
  */
 unsigned int amt_reaper_count(void)
 {

@@ -20,7 +20,6 @@ void amt_reaper_queue_exit(struct amt_entry *e);
 void amt_reaper_owe_wake(void);
 void amt_reaper_wake(void);
 bool amt_reaper_wake_owed(void);
-/* Exits queued without a wake-up yet; read by the exit_notify() hook. */
 extern atomic_t amt_wake_owed;
 void amt_reaper_press(int nice);
 bool amt_is_reaper(struct task_struct *t);

@@ -13,8 +13,7 @@
  * amt_redirect_register() - start calling @r's callback on its function
  * @r: the redirect (or watch), with ops.func, ops.flags and name or ip set
  *
- * Return: 0, or a negative errno (-EBUSY: another IPMODIFY user owns the
- * function, or kernel.ftrace_enabled is 0); nothing stays registered then.
+ * Return: 0, or a negative errno (nothing stays registered then).
  */
 int amt_redirect_register(struct amt_redirect *r)
 {
@@ -41,13 +40,10 @@ int amt_redirect_register(struct amt_redirect *r)
  * amt_redirect_unregister() - stop, and wait until no task runs our code
  * @r: a registered redirect (or watch)
  *
- * unregister_ftrace_function() waits for callbacks in flight (for a
- * module's ops ftrace waits for RCU-tasks), so no task enters the
- * in-flight count afterwards and its sum only falls. A redirected task may
- * sleep in the target for long (a teardown), and RCU-tasks alone would not
- * wait for it since sleeping is a quiescent state; once the sum is zero,
- * the grace period covers the instructions after each decrement, and the
- * return.
+ * unregister_ftrace_function() waits (RCU-tasks) for callbacks in flight;
+ * then the in-flight sum only falls. A task sleeping in the target is
+ * quiescent for RCU-tasks, so wait for the sum to reach zero; then
+ * synchronize_rcu_tasks() covers the code after each decrement.
  */
 void amt_redirect_unregister(struct amt_redirect *r)
 {
@@ -76,8 +72,7 @@ void amt_redirect_unregister(struct amt_redirect *r)
  * @clones: also GCC's clones of them ("exit_mm.isra.0", ".cold")
  * @start: set to the function's start
  * @end: set to its end
- * @sym: KSYM_SYMBOL_LEN bytes: sprint_symbol()'s "name+off/size", for
- *	messages
+ * @sym: KSYM_SYMBOL_LEN bytes, set to sprint_symbol()'s "name+off/size"
  *
  * Return: true if @addr is in one of @names; @start and @end are set then.
  */

@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Redirecting a kernel function to one of ours with an IPMODIFY ftrace_ops,
- * as livepatch does (klp_patch_func()/klp_unpatch_func()), and watching one
- * with a plain ftrace_ops. One struct per hooked function.
+ * as livepatch's klp_patch_func() does, and watching one with a plain one.
  *
  * Copyright (C) 2026 The async_mm_teardown authors.
  */
@@ -18,26 +17,23 @@ struct amt_redirect {
 	const char *name;
 	unsigned long ip;
 	/*
-	 * Tasks between the callback's amt_redirect_to() and the target's
-	 * amt_redirect_done(); NULL for a watch that never redirects.
-	 * Per-CPU so that parallel exits do not bounce a cache line; only
-	 * the sum matters (a task may count up on one CPU and down on
-	 * another).
+	 * Tasks between amt_redirect_to() and amt_redirect_done(); NULL for
+	 * a watch. Per-CPU, only the sum means anything (a task may count up
+	 * on one CPU and down on another).
 	 */
 	long __percpu *inflight;
 };
 
-/* An ftrace_ops that may change the IP, as livepatch's (compat.h). */
+/*
+ * May change the IP, as livepatch's ops (SAVE_REGS: compat.h). PERMANENT:
+ * kernel.ftrace_enabled=0 fails while loaded instead of unhooking us.
+ */
 #define AMT_REDIRECT_FLAGS (FTRACE_OPS_FL_IPMODIFY | FTRACE_OPS_FL_PERMANENT | \
 			    AMT_FTRACE_OPS_SAVE_REGS)
 /* A watch: reads the arguments, changes nothing. */
 #define AMT_WATCH_FLAGS (FTRACE_OPS_FL_RECURSION | AMT_FTRACE_OPS_SAVE_REGS)
 
-/*
- * Declare @var, a redirect of the function @fname (NULL: set .ip before
- * registering) whose ftrace callback is @callback, with its in-flight
- * count.
- */
+/* Define @var, a redirect of @fname (NULL: set .ip) by @callback. */
 #define AMT_DEFINE_REDIRECT(var, callback, fname)				\
 	static DEFINE_PER_CPU(long, var##_inflight);				\
 	static void notrace callback(unsigned long ip, unsigned long parent_ip, \

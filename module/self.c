@@ -1,14 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * mode=self: the dying task tears its own mm down, but only after
- * exit_notify() has woken its parent. waitpid() returns at once, as with the
- * reaper, while the teardown stays on the task's own CPU, in parallel with
- * other exits, and charged to its own cgroup.
- *
- * At the final drop in exit_mm() the hook stashes the mm (stash.c); the
- * hook after exit_notify() (notify.c) sends the task to
- * amt_self_teardown(), which takes its stash back, if the reaper has not
- * taken it meanwhile, and drops the reference.
+ * mode=self: the dying task tears its own mm down after exit_notify() has
+ * woken its parent. exit_mm()'s final drop stashes the mm (stash.c); the
+ * hook after exit_notify() (notify.c) calls amt_self_teardown(), which
+ * takes the stash back unless a reaper took it meanwhile.
  *
  * Copyright (C) 2026 The async_mm_teardown authors.
  */
@@ -21,19 +16,15 @@
 #include "stash.h"
 #include "stats.h"
 
-/*
- * Where a dying task keeps its cgroup populated until its final switch,
- * a teardown after exit_notify() keeps it populated until it ends.
- */
 static bool amt_self_holds_cgroup(void)
 {
 	return amt_cgroup_unlinked_at_death();
 }
 
 /*
- * Where exiting tasks hold up RCU-tasks from before exit_notify() to their
- * end, a self teardown delays every synchronize_rcu_tasks() for as long as
- * it runs or sleeps; one in exit_mm() only while it runs.
+ * Where exiting tasks hold up RCU-tasks until their end (compat.h), a self
+ * teardown delays synchronize_rcu_tasks() while it runs or sleeps; one in
+ * exit_mm() only while it runs.
  */
 static bool amt_self_holds_tasks_rcu(void)
 {
@@ -42,10 +33,6 @@ static bool amt_self_holds_tasks_rcu(void)
 
 /**
  * amt_self_cost() - what a self teardown makes others wait for here
- *
- * Where it is not NULL, a load without mode= takes the reaper
- * (docs/design.md, "mode=self and the cgroup" and "... the rest of the
- * kernel").
  *
  * Return: the reason, for the kernel log, or NULL.
  */
@@ -63,8 +50,8 @@ const char *amt_self_cost(void)
  * @hooked: the hook after exit_notify() is in place
  *
  * On PREEMPT_RT a sleeping-lock wait is a voluntary switch (__schedule()'s
- * SM_RTLOCK_WAIT): an exit_mm() teardown is quiescent for RCU-tasks at
- * each one, a self teardown inside the exit section is not.
+ * SM_RTLOCK_WAIT): quiescent for RCU-tasks in exit_mm(), not in the exit
+ * section where a self teardown runs.
  *
  * Return: the reason, for the kernel log and a refused write, or NULL.
  */
@@ -81,10 +68,9 @@ const char *amt_self_refusal(bool hooked)
  * amt_self_possible() - may the exiting task (current) tear its mm down?
  * @mm: the mm, whose last reference current holds
  *
- * Return: false, counted, if it has a mempolicy that notify.c cannot put
- * after the teardown; or if the mm has mmu notifiers and this kernel's
- * exiting tasks hold up RCU-tasks grace periods after exit_notify(): a
- * notifier's release() may wait for a device there.
+ * Return: false, counted, if notify.c cannot put current's mempolicy after
+ * the teardown, or if the mm has mmu notifiers (a release() may wait for a
+ * device) where exiting tasks hold up RCU-tasks after exit_notify().
  */
 bool amt_self_possible(struct mm_struct *mm)
 {
@@ -99,7 +85,6 @@ bool amt_self_possible(struct mm_struct *mm)
 	return true;
 }
 
-/* Has @tsk (current) a stash of its own still to tear down? */
 static bool amt_self_waiting(void *tsk)
 {
 	return amt_stash_own(tsk);

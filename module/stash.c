@@ -1,12 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Stashes: a deferred mm kept in the deferred set (pending.c) for a dying
- * task, which acts on it right after its exit_notify() (notify.c's hook):
- * its own mm in mode=self, torn down by the task; and in both modes, the
- * mm of a thread that died before its exiting group leader, left to the
- * leader (torn down by it, or queued for the reaper). A stash whose task
- * does not come within AMT_STASH_MAX goes to the reaper, so the memory is
- * never held where nothing can reach it.
+ * Stashes: deferred mms kept for a dying task until it is past
+ * exit_notify() (notify.c's hook): its own in mode=self; in both modes, a
+ * thread's mm left to its exiting group leader. One whose task does not
+ * come within AMT_STASH_MAX goes to the reaper.
  *
  * Copyright (C) 2026 The async_mm_teardown authors.
  */
@@ -22,9 +19,6 @@ static bool amt_mpol_ok;
 
 /**
  * amt_stash_allow_mempolicy() - tasks with a mempolicy may take stashes
- *
- * Called once the hook after exit_notify() has found that it can call the
- * original mpol_put_task_policy() after the teardown.
  */
 void amt_stash_allow_mempolicy(void)
 {
@@ -33,8 +27,6 @@ void amt_stash_allow_mempolicy(void)
 
 /**
  * amt_stash_mempolicy_ok() - may a task with a mempolicy take a stash?
- *
- * Return: true once amt_stash_allow_mempolicy() was called.
  */
 bool amt_stash_mempolicy_ok(void)
 {
@@ -44,10 +36,8 @@ bool amt_stash_mempolicy_ok(void)
 /**
  * amt_stash_leader() - the leader to leave the exiting thread's mm to
  *
- * The parent's waitpid() waits for the thread group leader: a teardown
- * started, or a reaper woken, after a thread's exit_notify() while the
- * leader is still on its way there only competes with it (docs/design.md,
- * "Late final drops").
+ * The parent waits for the leader, whom a thread's teardown would only
+ * delay (docs/design.md, "Late final drops").
  *
  * Context: the final drop, before exit_notify(): current is still in its
  * thread group, so its leader cannot be released (delay_group_leader()).
@@ -87,8 +77,8 @@ static void amt_stash_late_fn(struct work_struct *w)
  *	@e->to_reaper: the leader queues it for the reaper (reaper mode)
  * @leader: from amt_stash_leader(), or NULL: current keeps it
  *
- * A timer already armed fires no later than AMT_STASH_MAX from now, and
- * re-arms itself for the stashes that are not late yet.
+ * A timer already armed fires within AMT_STASH_MAX and re-arms itself for
+ * the stashes not late yet.
  *
  * Return: true if stashed; false if it went on the reaper's queue (the
  * leader passed exit_notify() meanwhile): the caller owes the wake-up.

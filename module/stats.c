@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Statistics: per-CPU event counters (one place increments each), and the
- * teardown times of the reaper threads. debugfs.c shows them.
+ * Statistics: per-CPU event counters and the reapers' teardown times.
  *
  * Copyright (C) 2026 The async_mm_teardown authors.
  */

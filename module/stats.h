@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Statistics (stats.c): every counter has exactly one place that
- * increments it.
+ * Statistics (stats.c); each counter is incremented in exactly one place.
  *
  * Copyright (C) 2026 The async_mm_teardown authors.
  */

@@ -1,17 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Suspend and hibernation: no teardown runs where the freezer cannot see
- * it. freeze_processes() walks the process lists, and a self-mode task
- * that its parent has reaped is gone from them while it still tears its
- * mm down (PF_NOFREEZE comes only in do_task_dead()); inline, the freezer
- * would have waited for that teardown. The reapers are freezable and
- * freeze between mms.
- *
- * So from the preparation on, stashes go to the reapers (those made
- * before at once, later ones when their task comes for them), and the
- * self teardowns already running are waited for, as the freezer waits
- * for tasks: if one is still running after AMT_SUSPEND_WAIT, the suspend
- * is refused, as the freezer would have failed it.
+ * Suspend and hibernation: no teardown runs unseen by the freezer. A
+ * self-mode task its parent has reaped is off the lists freeze_processes()
+ * walks (PF_NOFREEZE comes only in do_task_dead()). So from the
+ * preparation on, stashes go to the reapers, which freeze between mms,
+ * and the self teardowns already running are waited for.
  *
  * Copyright (C) 2026 The async_mm_teardown authors.
  */
@@ -22,7 +15,7 @@
 #include "stash.h"
 #include "suspend.h"
 
-/* The freezer's own default limit (kernel/power/process.c) */
+/* freeze_timeout_msecs' default: past it, refuse as the freezer would */
 #define AMT_SUSPEND_WAIT	(20 * HZ)
 
 static int amt_pm_notify(struct notifier_block *nb, unsigned long action,

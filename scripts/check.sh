@@ -46,6 +46,10 @@ fi
 # 2. Kernel coding style of the module, and its files' uses without a cycle.
 "$top/scripts/checkpatch.sh" | emit
 "$top/scripts/check-includes.sh" | emit
+# (watched, not judged: comment lines per code line, with and without
+# kernel-doc)
+"$top/scripts/comment-ratio.sh" | awk '$1 == "total" {
+	printf "# comment ratio of module/*.c: %s (%s without kernel-doc)\n", $4, $5 }'
 # The oom:mark_victim probe is type-checked against the target's header: a
 # build that assumes the other prototype (int pid) must fail, not oops.
 if out=$("$top/scripts/build-module.sh" bookworm KCFLAGS=-DAMT_MARK_VICTIM_PID 2>&1); then

@@ -50,6 +50,18 @@ void amt_fail(const char *fmt, ...)
 	_exit(1);
 }
 
+void amt_fail_cmp(const char *a, const char *op, const char *b, long long va,
+		  long long vb, const char *fmt, ...)
+{
+	char msg[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	amt_fail("%s: %s %s %s failed: %lld vs %lld", msg, a, op, b, va, vb);
+}
+
 void amt_skip(const char *fmt, ...)
 {
 	va_list ap;

@@ -79,6 +79,27 @@ void amt_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 #define amt_assert(cond, ...) do { if (!(cond)) amt_fail(__VA_ARGS__); } while (0)
 
 /*
+ * Typed comparisons, as kselftest's ASSERT_EQ(): both sides are evaluated
+ * once, and a failure prints the values compared, then the message
+ * ("queued: amt_stat("queued") == 4 failed: 3 vs 4"). Whole numbers only.
+ */
+void amt_fail_cmp(const char *a, const char *op, const char *b, long long va,
+		  long long vb, const char *fmt, ...)
+	__attribute__((noreturn, format(printf, 6, 7)));
+#define AMT_ASSERT_CMP_(a, op, b, ...)					\
+	do {								\
+		long long a_ = (a), b_ = (b);				\
+		if (!(a_ op b_))					\
+			amt_fail_cmp(#a, #op, #b, a_, b_, __VA_ARGS__);	\
+	} while (0)
+#define amt_assert_eq(a, b, ...) AMT_ASSERT_CMP_(a, ==, b, __VA_ARGS__)
+#define amt_assert_ne(a, b, ...) AMT_ASSERT_CMP_(a, !=, b, __VA_ARGS__)
+#define amt_assert_lt(a, b, ...) AMT_ASSERT_CMP_(a, <, b, __VA_ARGS__)
+#define amt_assert_le(a, b, ...) AMT_ASSERT_CMP_(a, <=, b, __VA_ARGS__)
+#define amt_assert_gt(a, b, ...) AMT_ASSERT_CMP_(a, >, b, __VA_ARGS__)
+#define amt_assert_ge(a, b, ...) AMT_ASSERT_CMP_(a, >=, b, __VA_ARGS__)
+
+/*
  * The fixture module (tests/guest/helper/): /dev/amt_block, whose close
  * blocks while the parameter "hold" is 1. Fails the test if it cannot load.
  */

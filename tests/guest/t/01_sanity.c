@@ -27,7 +27,8 @@ static void interface(void)
 	struct stat st;
 	DIR *dir;
 
-	amt_assert(amt_read_file(AMT_STATS, buf, sizeof(buf)) > 0, "no stats");
+	amt_assert_gt(amt_read_file(AMT_STATS, buf, sizeof(buf)), 0,
+		      "no stats");
 	for (line = strtok_r(buf, "\n", &save); line;
 	     line = strtok_r(NULL, "\n", &save), i++) {
 		size_t len = strcspn(line, " ");
@@ -50,8 +51,8 @@ static void interface(void)
 		for (i = 0; i < sizeof(params) / sizeof(params[0]); i++)
 			if (!strcmp(params[i].name, d->d_name))
 				break;
-		amt_assert(i < sizeof(params) / sizeof(params[0]),
-			   "parameter %s is not in interface.h", d->d_name);
+		amt_assert_lt(i, sizeof(params) / sizeof(params[0]),
+			      "parameter %s is not in interface.h", d->d_name);
 		snprintf(path, sizeof(path), AMT_PARAMS "%s", d->d_name);
 		amt_assert(!stat(path, &st) &&
 			   !!(st.st_mode & 0200) == !params[i].load_only,
@@ -60,9 +61,8 @@ static void interface(void)
 			   params[i].load_only ? "LOAD" : "RUNTIME");
 	}
 	closedir(dir);
-	amt_assert(n == sizeof(params) / sizeof(params[0]),
-		   "%u parameters in sysfs, %zu in interface.h", n,
-		   sizeof(params) / sizeof(params[0]));
+	amt_assert_eq(n, sizeof(params) / sizeof(params[0]),
+		      "parameters in sysfs vs interface.h");
 }
 
 static void run(void)
@@ -72,9 +72,9 @@ static void run(void)
 	long total_pages = amt_mem_total_kb() / 4, pid;
 	int nice = 99;
 
-	amt_assert(amt_unload() == 0, "unload failed");
-	amt_assert(amt_load(NULL) == 0, "load without parameters failed");
-	amt_assert(amt_param_get("enabled") == 1, "enabled is not on by default");
+	amt_assert_eq(amt_unload(), 0, "unload failed");
+	amt_assert_eq(amt_load(NULL), 0, "load without parameters failed");
+	amt_assert_eq(amt_param_get("enabled"), 1, "enabled default");
 	/*
 	 * self, but reaper where self would keep the cgroup populated or
 	 * RCU-tasks grace periods waiting
@@ -85,25 +85,23 @@ static void run(void)
 		   !strcmp(buf, want), "mode default '%.20s', want %s", buf, want);
 	/* refused where it would hold RCU-tasks longer than inline (RT) */
 	if (amt_self_holds_tasks_rcu() && !access("/sys/kernel/realtime", F_OK)) {
-		amt_assert(amt_param_set("mode", "self") == EINVAL,
-			   "mode=self accepted on 6.1-RT");
-		amt_assert(amt_unload() == 0, "unload failed");
-		amt_assert(amt_load("mode=self") == EINVAL,
-			   "a load with mode=self succeeded on 6.1-RT");
-		amt_assert(amt_load(NULL) == 0, "load without parameters failed");
+		amt_assert_eq(amt_param_set("mode", "self"), EINVAL,
+			      "mode=self accepted on 6.1-RT");
+		amt_assert_eq(amt_unload(), 0, "unload failed");
+		amt_assert_eq(amt_load("mode=self"), EINVAL,
+			      "a load with mode=self succeeded on 6.1-RT");
+		amt_assert_eq(amt_load(NULL), 0,
+			      "load without parameters failed");
 	}
-	amt_assert(amt_param_get("thresh_pages") == 16384,
-		   "thresh_pages default %ld, want 64 MiB = 16384",
-		   amt_param_get("thresh_pages"));
-	amt_assert(amt_param_get("max_pending_pages") == total_pages / 4,
-		   "max_pending_pages default %ld, want RAM/4 = %ld",
-		   amt_param_get("max_pending_pages"), total_pages / 4);
-	amt_assert(amt_param_get("min_available_pct") == 10,
-		   "min_available_pct default %ld, want 10",
-		   amt_param_get("min_available_pct"));
+	amt_assert_eq(amt_param_get("thresh_pages"), 16384,
+		      "thresh_pages default, want 64 MiB");
+	amt_assert_eq(amt_param_get("max_pending_pages"), total_pages / 4,
+		      "max_pending_pages default, want RAM/4");
+	amt_assert_eq(amt_param_get("min_available_pct"), 10,
+		      "min_available_pct default");
 	interface();
-	amt_assert(amt_write_file(AMT_STATS, "0") != 0,
-		   "stats file is writable");
+	amt_assert_ne(amt_write_file(AMT_STATS, "0"), 0,
+		      "stats file is writable");
 
 	pid = amt_stat("reaper_pid");
 	snprintf(path, sizeof(path), "/proc/%ld/comm", pid);
@@ -111,16 +109,17 @@ static void run(void)
 		   !strcmp(buf, "mm_reaper\n"), "reaper pid %ld is not mm_reaper",
 		   pid);
 	snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
-	amt_assert(amt_read_file(path, buf, sizeof(buf)) > 0, "no reaper stat");
+	amt_assert_gt(amt_read_file(path, buf, sizeof(buf)), 0,
+		      "no reaper stat");
 	/* field 19 is nice; comm has no spaces here */
 	sscanf(buf, "%*d %*s %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %d",
 	       &nice);
-	amt_assert(nice == 19, "reaper nice %d, want 19", nice);
+	amt_assert_eq(nice, 19, "reaper nice");
 
-	amt_assert(access(AMT_TRACE "events/async_mm_teardown/mm_reaper_queue", 0) == 0,
-		   "mm_reaper_queue tracepoint missing");
-	amt_assert(access(AMT_TRACE "events/async_mm_teardown/mm_reaper_reap", 0) == 0,
-		   "mm_reaper_reap tracepoint missing");
+	amt_assert_eq(access(AMT_TRACE "events/async_mm_teardown/mm_reaper_queue", 0), 0,
+		      "mm_reaper_queue tracepoint missing");
+	amt_assert_eq(access(AMT_TRACE "events/async_mm_teardown/mm_reaper_reap", 0), 0,
+		      "mm_reaper_reap tracepoint missing");
 }
 
 AMT_TEST("sanity", "a fresh load shows its defaults, exactly the stats and parameters of interface.h, tracepoints and a nice-19 mm_reaper", 60, run)

@@ -16,10 +16,9 @@ static void run(void)
 	amt_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0,
 		   "hog did not exit voluntarily (status %#x)", st);
 	amt_assert(!amt_drain(60000), "drain failed");
-	amt_assert(amt_trace_count("mm_reaper_queue", pid) == 1,
-		   "voluntary exit of pid %d not queued", pid);
-	amt_assert(amt_stat("queued") - q0 == 1, "queued +%ld, want +1",
-		   amt_stat("queued") - q0);
+	amt_assert_eq(amt_trace_count("mm_reaper_queue", pid), 1,
+		      "voluntary exit of pid %d not queued", pid);
+	amt_assert_eq(amt_stat("queued") - q0, 1, "queued");
 }
 
 AMT_TEST_BOTH("voluntary_exit", "a large process calling _exit() is deferred like a killed one", 120, run)

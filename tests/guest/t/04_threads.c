@@ -56,18 +56,16 @@ static void run(void)
 		pid = amt_hog_fn(body, NULL);
 		amt_kill_wait(pid);
 		amt_assert(!amt_drain(60000), "drain failed");
-		amt_assert(amt_trace_count("mm_reaper_queue", 0) == 1,
-			   "round %d: %d queue events for one %d-thread process",
-			   round, amt_trace_count("mm_reaper_queue", 0),
-			   NTHREADS + 1);
-		amt_assert(amt_stat("queued") - q0 == 1 &&
-			   amt_torn_down() - r0 == 1,
-			   "round %d: queued +%ld reaped +%ld, want +1 +1", round,
-			   amt_stat("queued") - q0, amt_torn_down() - r0);
+		amt_assert_eq(amt_trace_count("mm_reaper_queue", 0), 1,
+			      "round %d: queue events for one %d-thread process",
+			      round, NTHREADS + 1);
+		amt_assert_eq(amt_stat("queued") - q0, 1, "round %d: queued",
+			      round);
+		amt_assert_eq(amt_torn_down() - r0, 1, "round %d: reaped",
+			      round);
 		/* every other thread found the mm still in use */
-		amt_assert(amt_stat("exit_not_last") - n0 == NTHREADS,
-			   "round %d: exit_not_last +%ld, want +%d", round,
-			   amt_stat("exit_not_last") - n0, NTHREADS);
+		amt_assert_eq(amt_stat("exit_not_last") - n0, NTHREADS,
+			      "round %d: exit_not_last", round);
 	}
 }
 

@@ -10,25 +10,26 @@ static void run(void)
 	amt_trace_start();
 	small = amt_hog(16, AMT_HOG_ANON);
 	amt_kill_wait(small);
-	amt_assert(amt_trace_count("mm_reaper_queue", small) == 0,
-		   "16 MiB process was queued");
-	amt_assert(amt_stat("queued") == q0, "queued moved for a small exit");
-	amt_assert(amt_stat("sync_small") > s0, "sync_small did not count it");
+	amt_assert_eq(amt_trace_count("mm_reaper_queue", small), 0,
+		      "16 MiB process was queued");
+	amt_assert_eq(amt_stat("queued"), q0, "queued moved for a small exit");
+	amt_assert_gt(amt_stat("sync_small"), s0,
+		      "sync_small did not count it");
 
 	/* Positive control: the same hog, above the threshold. */
 	large = amt_hog(128, AMT_HOG_ANON);
 	amt_kill_wait(large);
 	amt_assert(!amt_drain(60000), "drain failed");
-	amt_assert(amt_trace_count("mm_reaper_queue", large) == 1,
-		   "128 MiB process was not queued");
+	amt_assert_eq(amt_trace_count("mm_reaper_queue", large), 1,
+		      "128 MiB process was not queued");
 
 	/* Lower the threshold: the small one is now eligible. */
 	amt_assert(!amt_param_set("thresh_pages", "1024"), "cannot set thresh");
 	small = amt_hog(16, AMT_HOG_ANON);
 	amt_kill_wait(small);
 	amt_assert(!amt_drain(60000), "drain failed");
-	amt_assert(amt_trace_count("mm_reaper_queue", small) == 1,
-		   "16 MiB process not queued with thresh_pages=1024");
+	amt_assert_eq(amt_trace_count("mm_reaper_queue", small), 1,
+		      "16 MiB process not queued with thresh_pages=1024");
 }
 
 AMT_TEST_BOTH("below_threshold", "exits below thresh_pages stay inline and above it are queued (both controls)", 120, run)

@@ -25,16 +25,18 @@ static void run(void)
 	pid = amt_hog_fn(body, NULL);
 	amt_kill_wait(pid);
 	amt_assert(!amt_drain(60000), "drain failed");
-	amt_assert(amt_trace_count("mm_reaper_queue", pid) == 1,
-		   "process with a %d MiB shared tmpfs mapping not queued",
-		   FILE_MB);
+	amt_assert_eq(amt_trace_count("mm_reaper_queue", pid), 1,
+		      "process with a %d MiB shared tmpfs mapping not queued",
+		      FILE_MB);
 	fd = open(PATH, O_RDONLY);
-	amt_assert(fd >= 0, "file gone");
+	amt_assert_ge(fd, 0, "file gone");
 	for (off = 0; off < (off_t)(FILE_MB * MiB); off += 16 * MiB) {
-		amt_assert(pread(fd, buf, sizeof(buf), off) == sizeof(buf),
-			   "short read");
-		amt_assert(buf[0] == 0x5a && buf[4095] == 0x5a,
-			   "data lost at offset %ld", (long)off);
+		amt_assert_eq(pread(fd, buf, sizeof(buf), off), sizeof(buf),
+			      "short read at offset %ld", (long)off);
+		amt_assert_eq(buf[0], 0x5a, "data lost at offset %ld",
+			      (long)off);
+		amt_assert_eq(buf[4095], 0x5a, "data lost at offset %ld",
+			      (long)off);
 	}
 	close(fd);
 	unlink(PATH);

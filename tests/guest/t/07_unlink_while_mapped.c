@@ -45,8 +45,8 @@ static void run(void)
 			amt_burners_start(spin);
 
 		during = used_mb();
-		amt_assert(during - before >= FILE_MB - 8,
-			   "tmpfs usage grew only %ld MiB", during - before);
+		amt_assert_ge(during - before, FILE_MB - 8,
+			      "tmpfs usage growth (MiB)");
 		amt_kill_wait(pid);
 		/*
 		 * Generous: in reaper mode the burners (nice 0) leave the
@@ -55,12 +55,12 @@ static void run(void)
 		 */
 		amt_assert(!amt_drain(600000), "round %d: drain failed",
 			   round);
-		amt_assert(amt_trace_count("mm_reaper_queue", pid) == 1,
-			   "process mapping an unlinked file not queued");
+		amt_assert_eq(amt_trace_count("mm_reaper_queue", pid), 1,
+			      "process mapping an unlinked file not queued");
 		/* drain closes the delayed fputs: the inode is evicted by now */
-		amt_assert(used_mb() - before < 8,
-			   "round %d: tmpfs still holds %ld MiB after the drain",
-			   round, used_mb() - before);
+		amt_assert_lt(used_mb() - before, 8,
+			      "round %d: tmpfs MiB still held after the drain",
+			      round);
 	}
 	amt_burners_stop(spin);
 }

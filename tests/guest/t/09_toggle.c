@@ -58,10 +58,9 @@ static void run(void)
 		amt_note("%d exits: queued %ld (reaper %ld, self %ld), inline %ld",
 			 2 * ROUNDS, q, amt_stat("reaped_by_reaper") - rp0,
 			 amt_stat("reaped_by_self") - sd0, s);
-		amt_assert(q == r, "queued %ld but reaped %ld", q, r);
-		amt_assert(q + s >= 2 * ROUNDS, "exits lost: %ld + %ld < %d",
-			   q, s, 2 * ROUNDS);
-		amt_assert(amt_stat("pending_mms") == 0, "queue not empty");
+		amt_assert_eq(q, r, "queued vs reaped");
+		amt_assert_ge(q + s, 2 * ROUNDS, "exits lost: queued + inline");
+		amt_assert_eq(amt_stat("pending_mms"), 0, "queue not empty");
 	}
 }
 

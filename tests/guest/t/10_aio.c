@@ -28,16 +28,16 @@ static void run(void)
 	amt_trace_start();
 	pid = amt_hog_fn(body, NULL);
 	amt_kill_wait(pid);
-	amt_assert(amt_trace_count("mm_reaper_queue", pid) == 0,
-		   "AIO user was queued");
-	amt_assert(amt_stat("rejected_aio") == a0 + 1,
-		   "rejected_aio +%ld, want +1", amt_stat("rejected_aio") - a0);
+	amt_assert_eq(amt_trace_count("mm_reaper_queue", pid), 0,
+		      "AIO user was queued");
+	amt_assert_eq(amt_stat("rejected_aio"), a0 + 1,
+		      "rejected_aio, want +1");
 	/* Control: the same size without AIO is queued. */
 	pid = amt_hog(128, AMT_HOG_ANON);
 	amt_kill_wait(pid);
 	amt_assert(!amt_drain(60000), "drain failed");
-	amt_assert(amt_trace_count("mm_reaper_queue", pid) == 1,
-		   "control without AIO not queued");
+	amt_assert_eq(amt_trace_count("mm_reaper_queue", pid), 1,
+		      "control without AIO not queued");
 }
 
 AMT_TEST_BOTH("aio", "a process with an AIO context stays on the inline path (control: same size without AIO is queued)", 120, run)

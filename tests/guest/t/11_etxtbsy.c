@@ -17,9 +17,10 @@ static void copy(const char *from, const char *to)
 	ssize_t n;
 
 	out = open(to, O_WRONLY | O_CREAT | O_TRUNC, 0755);
-	amt_assert(in >= 0 && out >= 0, "copy: %s", strerror(errno));
+	amt_assert_ge(in, 0, "copy: %s", strerror(errno));
+	amt_assert_ge(out, 0, "copy: %s", strerror(errno));
 	while ((n = read(in, buf, sizeof(buf))) > 0)
-		amt_assert(write(out, buf, n) == n, "copy: short write");
+		amt_assert_eq(write(out, buf, n), n, "copy: short write");
 	close(in);
 	close(out);
 }
@@ -44,19 +45,22 @@ static void run(void)
 			_exit(127);
 		}
 		close(ready[1]);
-		amt_assert(read(ready[0], &c, 1) == 1, "exec'd hog died");
+		amt_assert_eq(read(ready[0], &c, 1), 1, "exec'd hog died");
 		close(ready[0]);
 		fd = open(BIN, O_WRONLY);
-		amt_assert(fd < 0 && errno == ETXTBSY,
-			   "control: writing a running binary did not fail with ETXTBSY");
+		amt_assert_lt(fd, 0,
+			      "control: writing a running binary did not fail");
+		amt_assert_eq(errno, ETXTBSY,
+			      "control: writing a running binary did not fail with ETXTBSY");
 		amt_kill_wait(pid);
 		fd = open(BIN, O_WRONLY);
-		amt_assert(fd >= 0, "round %d: open for write right after waitpid(): %s",
-			   round, strerror(errno));
+		amt_assert_ge(fd, 0,
+			      "round %d: open for write right after waitpid(): %s",
+			      round, strerror(errno));
 		close(fd);
 		amt_assert(!amt_drain(60000), "drain failed");
-		amt_assert(amt_trace_count("mm_reaper_queue", pid) == 1,
-			   "hog %d was not deferred", pid);
+		amt_assert_eq(amt_trace_count("mm_reaper_queue", pid), 1,
+			      "hog %d was not deferred", pid);
 	}
 	unlink(BIN);
 }

@@ -21,20 +21,21 @@ static void run(void)
 		kill(pids[i], SIGKILL);
 	for (i = 0; i < N; i++)
 		amt_reap(pids[i]);
-	amt_assert(amt_stat("queued") - q0 == N, "queued +%ld, want +%d",
-		   amt_stat("queued") - q0, N);
+	amt_assert_eq(amt_stat("queued") - q0, N, "queued");
 	err = amt_drain(60000);
 	amt_assert(!err, "drain: %s", strerror(err));
-	amt_assert(amt_torn_down() - r0 == N,
-		   "drain returned with %ld of %d reaped",
-		   amt_torn_down() - r0, N);
-	amt_assert(amt_stat("pending_mms") == 0 && amt_stat("pending_pages") == 0,
-		   "drain returned with %ld mms / %ld pages pending",
-		   amt_stat("pending_mms"), amt_stat("pending_pages"));
+	amt_assert_eq(amt_torn_down() - r0, N,
+		      "reaped when the drain returned");
+	amt_assert_eq(amt_stat("pending_mms"), 0,
+		      "mms pending after the drain");
+	amt_assert_eq(amt_stat("pending_pages"), 0,
+		      "pages pending after the drain");
 	/* An empty queue drains at once; bad timeouts are refused. */
 	amt_assert(!amt_drain(1000), "empty drain failed");
-	amt_assert(amt_write_file(AMT_DRAIN, "0") == EINVAL, "drain 0 accepted");
-	amt_assert(amt_write_file(AMT_DRAIN, "x") == EINVAL, "drain x accepted");
+	amt_assert_eq(amt_write_file(AMT_DRAIN, "0"), EINVAL,
+		      "drain 0 accepted");
+	amt_assert_eq(amt_write_file(AMT_DRAIN, "x"), EINVAL,
+		      "drain x accepted");
 	/* Parameters stay usable while a drain waits (no param mutex held). */
 	{
 		pid_t d, hog = amt_hog(256, AMT_HOG_ANON);

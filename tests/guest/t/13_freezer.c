@@ -60,10 +60,9 @@ static void run(void)
 	amt_write_file("/sys/power/pm_test", "none");
 	amt_trace_stop();
 	amt_assert(!err, "freezer cycle failed: %s", strerror(err));
-	amt_assert(backlog > 0, "nothing was deferred at freeze time: the test cannot see what it tests");
+	amt_assert_gt(backlog, 0, "nothing was deferred at freeze time: the test cannot see what it tests");
 	amt_assert(!amt_drain(60000), "drain after thaw failed");
-	amt_assert(amt_stat("queued") - q0 == N, "queued +%ld of %d",
-		   amt_stat("queued") - q0, N);
+	amt_assert_eq(amt_stat("queued") - q0, N, "queued");
 
 	f = fopen(AMT_TRACE "trace", "r");
 	amt_assert(f, "cannot read the trace");
@@ -91,8 +90,8 @@ static void run(void)
 	pid = amt_hog(128, AMT_HOG_ANON);
 	amt_kill_wait(pid);
 	amt_assert(!amt_drain(60000), "drain failed");
-	amt_assert(amt_trace_count("mm_reaper_reap", pid) == 1,
-		   "no teardown after the thaw");
+	amt_assert_eq(amt_trace_count("mm_reaper_reap", pid), 1,
+		      "no teardown after the thaw");
 }
 
 AMT_TEST_BOTH("freezer", "a pm_test freezer cycle with deferred teardowns in flight: none runs inside the frozen window, and teardowns go on after the thaw", 180, run)

@@ -23,14 +23,13 @@ static void run(void)
 		dq = amt_stat("queued") - q0;
 		if (dq != N)
 			amt_stats_note();
-		amt_assert(dq == N, "round %d: queued +%ld, want +%d", round,
-			   dq, N);
+		amt_assert_eq(dq, N, "round %d: queued", round);
 		err = amt_unload();
 		amt_assert(!err, "unload with backlog: %s", strerror(err));
 		err = amt_load(NULL);
 		amt_assert(!err, "reload: %s", strerror(err));
 		q0 = amt_stat("queued");
-		amt_assert(q0 == 0, "fresh load shows queued %ld", q0);
+		amt_assert_eq(q0, 0, "queued after a fresh load");
 	}
 }
 

@@ -28,10 +28,10 @@ static void run(void)
 		long before = amt_param_get(bad[i].param);
 
 		err = amt_param_set(bad[i].param, bad[i].val);
-		amt_assert(err == EINVAL, "%s='%s' gave %s, want EINVAL",
-			   bad[i].param, bad[i].val, strerror(err));
-		amt_assert(amt_param_get(bad[i].param) == before,
-			   "%s changed after a refused write", bad[i].param);
+		amt_assert_eq(err, EINVAL, "%s='%s' gave %s", bad[i].param,
+			      bad[i].val, strerror(err));
+		amt_assert_eq(amt_param_get(bad[i].param), before,
+			      "%s changed after a refused write", bad[i].param);
 	}
 	/* The refusal says what is allowed, in the kernel log. */
 	{
@@ -51,25 +51,29 @@ static void run(void)
 
 	/* Good values are taken. */
 	amt_assert(!amt_param_set("thresh_pages", "4096"), "4096 refused");
-	amt_assert(amt_param_get("thresh_pages") == 4096, "4096 not stored");
+	amt_assert_eq(amt_param_get("thresh_pages"), 4096, "4096 not stored");
 	amt_assert(!amt_param_set("enabled", "n"), "n refused");
-	amt_assert(amt_param_get("enabled") == 0, "n not stored");
+	amt_assert_eq(amt_param_get("enabled"), 0, "n not stored");
 	amt_assert(!amt_param_set("min_available_pct", "0"), "0 %% refused");
-	amt_assert(amt_param_get("min_available_pct") == 0, "0 %% not stored");
+	amt_assert_eq(amt_param_get("min_available_pct"), 0, "0 %% not stored");
 	amt_assert(!amt_param_set("min_available_pct", "50"), "50 %% refused");
-	amt_assert(amt_param_get("min_available_pct") == 50,
-		   "50 %% not stored");
+	amt_assert_eq(amt_param_get("min_available_pct"), 50,
+		      "50 %% not stored");
 
 	/* A bad value at load time makes the load fail cleanly. */
 	amt_assert(!amt_unload(), "unload failed");
 	err = amt_load("thresh_pages=0");
-	amt_assert(err == EINVAL, "load with thresh_pages=0: %s", strerror(err));
+	amt_assert_eq(err, EINVAL, "load with thresh_pages=0: %s",
+		      strerror(err));
 	amt_assert(!amt_loaded(), "module loaded despite a bad parameter");
 	err = amt_load("mode=sideways");
-	amt_assert(err == EINVAL, "load with mode=sideways: %s", strerror(err));
+	amt_assert_eq(err, EINVAL, "load with mode=sideways: %s",
+		      strerror(err));
 	amt_assert(!amt_load("thresh_pages=2048 enabled=0"), "good load failed");
-	amt_assert(amt_param_get("thresh_pages") == 2048 &&
-		   amt_param_get("enabled") == 0, "load parameters not applied");
+	amt_assert_eq(amt_param_get("thresh_pages"), 2048,
+		      "load parameters not applied");
+	amt_assert_eq(amt_param_get("enabled"), 0,
+		      "load parameters not applied");
 }
 
 AMT_TEST("bad_params", "refused parameter values give EINVAL with a message saying what is allowed, and change nothing", 60, run)

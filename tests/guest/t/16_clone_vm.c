@@ -49,8 +49,8 @@ static void run(void)
 				pause();
 		}
 		close(ready[1]);
-		amt_assert(read(ready[0], &other, sizeof(other)) == sizeof(other),
-			   "owner died");
+		amt_assert_eq(read(ready[0], &other, sizeof(other)),
+			      sizeof(other), "owner died");
 		close(ready[0]);
 		amt_trace_start();
 		/* round 0: the sharer drops last; round 1: the owner does */
@@ -67,13 +67,12 @@ static void run(void)
 		/* the sharer was reparented to us: reap it */
 		waitpid(other, NULL, 0);
 		amt_assert(!amt_drain(60000), "drain failed");
-		amt_assert(amt_trace_count("mm_reaper_queue", 0) == 1,
-			   "round %d: %d queue events for one shared mm", round,
-			   amt_trace_count("mm_reaper_queue", 0));
-		amt_assert(amt_stat("queued") - q0 == 1 &&
-			   amt_torn_down() - r0 == 1,
-			   "round %d: queued +%ld reaped +%ld", round,
-			   amt_stat("queued") - q0, amt_torn_down() - r0);
+		amt_assert_eq(amt_trace_count("mm_reaper_queue", 0), 1,
+			      "round %d: queue events for one shared mm", round);
+		amt_assert_eq(amt_stat("queued") - q0, 1, "round %d: queued",
+			      round);
+		amt_assert_eq(amt_torn_down() - r0, 1, "round %d: reaped",
+			      round);
 		free(stack);
 	}
 }

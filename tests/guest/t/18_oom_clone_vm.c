@@ -46,8 +46,8 @@ static pid_t pair(const char *cg, unsigned long mb, pid_t *other, bool wait_read
 			pause();
 	}
 	close(fds[1]);
-	amt_assert(read(fds[0], other, sizeof(*other)) == sizeof(*other),
-		   "owner died early");
+	amt_assert_eq(read(fds[0], other, sizeof(*other)), sizeof(*other),
+		      "owner died early");
 	close(fds[0]);
 	return owner;
 }
@@ -70,9 +70,8 @@ static void run(void)
 	waitpid(owner, NULL, 0);
 	waitpid(other, NULL, 0);
 	amt_assert(!amt_drain(60000), "drain failed");
-	amt_assert(amt_trace_count("mm_reaper_queue", 0) == 1,
-		   "control: the pair was queued %d times, want 1",
-		   amt_trace_count("mm_reaper_queue", 0));
+	amt_assert_eq(amt_trace_count("mm_reaper_queue", 0), 1,
+		      "control: times the pair was queued");
 
 	amt_assert(!amt_cgroup_set(cg, "memory.max", "268435456"),
 		   "cannot set memory.max");
@@ -86,14 +85,14 @@ static void run(void)
 		waitpid(other, &st2, 0);
 		amt_assert(WIFSIGNALED(st1) && WIFSIGNALED(st2),
 			   "round %d: the pair was not killed", round);
-		amt_assert(amt_cgroup_get(cg, "memory.events", "oom_kill") > oom0,
-			   "round %d: no memcg OOM kill", round);
+		amt_assert_gt(amt_cgroup_get(cg, "memory.events", "oom_kill"),
+			      oom0, "round %d: no memcg OOM kill", round);
 		amt_assert(!amt_drain(60000), "drain failed");
-		amt_assert(amt_trace_count("mm_reaper_queue", 0) == 0,
-			   "round %d: an OOM-killed shared mm was queued", round);
-		amt_assert(amt_stat("rejected_oom_victim") == rej0 + 1,
-			   "round %d: rejected_oom_victim +%ld, want +1", round,
-			   amt_stat("rejected_oom_victim") - rej0);
+		amt_assert_eq(amt_trace_count("mm_reaper_queue", 0), 0,
+			      "round %d: an OOM-killed shared mm was queued",
+			      round);
+		amt_assert_eq(amt_stat("rejected_oom_victim"), rej0 + 1,
+			      "round %d: rejected_oom_victim, want +1", round);
 	}
 	amt_note("%ld of 4 final drops came from the unmarked sharer",
 		 amt_stat("oom_sharer_caught") - sh0);

@@ -60,7 +60,7 @@ static pid_t eater_start(unsigned long map_mb, unsigned long pre_mb,
 
 	amt_assert(!pipe(ready) && !pipe(go), "pipe");
 	pid = fork();
-	amt_assert(pid >= 0, "fork");
+	amt_assert_ge(pid, 0, "fork");
 	if (!pid) {
 		close(ready[0]);
 		close(go[1]);
@@ -68,8 +68,8 @@ static pid_t eater_start(unsigned long map_mb, unsigned long pre_mb,
 	}
 	close(ready[1]);
 	close(go[0]);
-	amt_assert(read(ready[0], &c, 1) == 1,
-		   "the eater died before it had touched %lu MiB", pre_mb);
+	amt_assert_eq(read(ready[0], &c, 1), 1,
+		      "the eater died before it had touched %lu MiB", pre_mb);
 	close(ready[0]);
 	*go_fd = go[1];
 	return pid;
@@ -118,13 +118,14 @@ static void run(void)
 	s0 = amt_stat("shrinker_scans");
 	f0 = amt_stat("oom_freed_pages");
 	k0 = amt_vmstat("oom_kill");
-	amt_assert(write(go, &c, 1) == 1, "cannot start the eater");
+	amt_assert_eq(write(go, &c, 1), 1, "cannot start the eater");
 	close(go);
-	amt_assert(waitpid(eater, &st, 0) == eater, "waitpid of the eater");
+	amt_assert_eq(waitpid(eater, &st, 0), eater, "waitpid of the eater");
 	amt_write_file("/proc/sys/vm/overcommit_memory", "0");
 	amt_assert(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL,
 		   "the eater survived (status %#x)", st);
-	amt_assert(amt_vmstat("oom_kill") > k0, "the OOM killer did not fire");
+	amt_assert_gt(amt_vmstat("oom_kill"), k0,
+		      "the OOM killer did not fire");
 	amt_burners_stop(spin);
 	amt_assert(!amt_drain(60000), "drain failed");
 	amt_stats_note();
@@ -139,7 +140,7 @@ static void run(void)
 		   "neither reclaim nor the OOM notifier asked for the backlog");
 	amt_assert(amt_stat("oom_drains") == d0 || amt_stat("oom_freed_pages") > f0,
 		   "the OOM notifier drained but reported nothing freed");
-	amt_assert(amt_stat("pending_mms") == 0, "backlog left behind");
+	amt_assert_eq(amt_stat("pending_mms"), 0, "backlog left behind");
 }
 
 AMT_TEST("oom_backlog", "a global OOM with a backlog queued: reclaim or the OOM notifier drains the queue, the OOM killer still kills the real hog, no splat", 240, run)

@@ -77,7 +77,7 @@ static void run(void)
 	amt_assert(off.kills > 0 || off.peak_mb >= (long)mb * 2,
 		   "the stress is not real: without the guard, no OOM kill and the queue peaked at %ld MiB",
 		   off.peak_mb);
-	amt_assert(on.kills == 0, "%ld OOM kills with oom_guard on", on.kills);
+	amt_assert_eq(on.kills, 0, "OOM kills with oom_guard on");
 }
 
 AMT_TEST("respawn_stress", "kill-and-respawn faster than the reaper drains causes no OOM kill with oom_guard on (control: with it off, the stress does cause kills or queue growth)", 600, run)

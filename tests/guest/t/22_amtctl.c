@@ -210,9 +210,8 @@ static void unchanged(const long *before)
 
 	snapshot(now);
 	for (i = 0; i < ARRAY_SIZE(params); i++)
-		amt_assert(now[i] == before[i],
-			   "'%s' changed %s from %ld to %ld", o.cmd, params[i],
-			   before[i], now[i]);
+		amt_assert_eq(now[i], before[i], "'%s' changed %s", o.cmd,
+			      params[i]);
 }
 
 static const struct {
@@ -255,26 +254,23 @@ static void commands_loaded(void)
 	want_also("\nmax_pending_pages:");
 	want_also("\nversion:");
 	amt_assert(!strstr(o.out, "drain"), "status shows the write-only drain");
-	amt_assert(status_value("reaper pid") > 0 &&
-		   status_value("reaper pid") == amt_stat("reaper_pid"),
-		   "status shows reaper pid %ld, stats say %ld",
-		   status_value("reaper pid"), amt_stat("reaper_pid"));
+	amt_assert_gt(status_value("reaper pid"), 0,
+		      "status shows no reaper pid");
+	amt_assert_eq(status_value("reaper pid"), amt_stat("reaper_pid"),
+		      "reaper pid: status vs stats");
 
 	/* Good values are written and read back. */
 	check(0, "thresh_pages: 16384 -> 4096",
 	      "set thresh_pages=4096 enabled=n max_pending_pages=8192");
-	amt_assert(amt_param_get("thresh_pages") == 4096 &&
-		   amt_param_get("enabled") == 0 &&
-		   amt_param_get("max_pending_pages") == 8192,
-		   "set: thresh_pages=%ld enabled=%ld max_pending_pages=%ld",
-		   amt_param_get("thresh_pages"), amt_param_get("enabled"),
-		   amt_param_get("max_pending_pages"));
+	amt_assert_eq(amt_param_get("thresh_pages"), 4096, "set");
+	amt_assert_eq(amt_param_get("enabled"), 0, "set");
+	amt_assert_eq(amt_param_get("max_pending_pages"), 8192, "set");
 	check(0, "enabled: N -> Y", "set enabled=y");
-	amt_assert(amt_param_get("enabled") == 1, "enabled=y not stored");
+	amt_assert_eq(amt_param_get("enabled"), 1, "enabled=y not stored");
 	/* a number that may be 0 */
 	check(0, "min_available_pct: 10 -> 0", "set min_available_pct=0");
-	amt_assert(amt_param_get("min_available_pct") == 0,
-		   "min_available_pct=0 not stored");
+	amt_assert_eq(amt_param_get("min_available_pct"), 0,
+		      "min_available_pct=0 not stored");
 
 	/* Bad values: refused before anything is written. */
 	for (i = 0; i < ARRAY_SIZE(refused); i++) {
@@ -322,8 +318,7 @@ static void commands_loaded(void)
 	pid = amt_hog(128, AMT_HOG_ANON);
 	amt_kill_wait(pid);
 	check(0, "drained in", "drain --timeout 60");
-	amt_assert(amt_stat("pending_mms") == 0, "drain returned with %ld mms queued",
-		   amt_stat("pending_mms"));
+	amt_assert_eq(amt_stat("pending_mms"), 0, "mms queued after the drain");
 	check(2, "invalid timeout '0'", "drain --timeout 0");
 	check(2, "needs a value", "drain --timeout");
 	/* A 1 ms drain behind a large teardown times out: exit 4. */
@@ -341,13 +336,13 @@ static void commands_loaded(void)
 
 	/* Live rates: a header and COUNT lines. */
 	check(0, "queued/s", "watch -i 1 -n 2");
-	amt_assert(count_lines(o.out) == 3, "watch -n 2 printed %d lines, want 3",
-		   count_lines(o.out));
+	amt_assert_eq(count_lines(o.out), 3, "lines watch -n 2 printed");
 	check(2, "invalid count '0'", "watch -n 0");
 
 	/* Not root: refused with the reason, nothing changed. */
 	check_as(NOBODY, 1, "must be root", "set enabled=0");
-	amt_assert(amt_param_get("enabled") == 1, "a non-root set changed enabled");
+	amt_assert_eq(amt_param_get("enabled"), 1,
+		      "a non-root set changed enabled");
 	check_as(NOBODY, 1, "must be root (CAP_SYS_MODULE)", "unload");
 	amt_assert(amt_loaded(), "a non-root unload unloaded");
 	check_as(NOBODY, 1, "debugfs is for root", "stats");
@@ -415,10 +410,9 @@ static void commands_unloaded(void)
 
 	check(0, "loaded " AMT_KO, "load --path " AMT_KO);
 	amt_assert(amt_loaded(), "module not there after load");
-	amt_assert(amt_param_get("thresh_pages") == 16384 &&
-		   amt_param_get("enabled") == 1,
-		   "load without parameters: thresh_pages=%ld enabled=%ld",
-		   amt_param_get("thresh_pages"), amt_param_get("enabled"));
+	amt_assert_eq(amt_param_get("thresh_pages"), 16384,
+		      "load without parameters");
+	amt_assert_eq(amt_param_get("enabled"), 1, "load without parameters");
 	check(1, "async_mm_teardown is already loaded", "load --path " AMT_KO);
 	check(1, "already loaded", "load");
 	check(0, "state:              loaded", "status");

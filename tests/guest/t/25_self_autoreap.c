@@ -63,10 +63,10 @@ static void run(void)
 		q0 = amt_stat("queued");
 		autoreaped();
 		amt_assert(!amt_drain(60000), "drain failed");
-		amt_assert(amt_stat("queued") - q0 == 1 &&
-			   amt_stat("reaped_by_self") - d0 == 1,
-			   "round %d: queued +%ld, reaped_by_self +%ld, want +1 +1", i,
-			   amt_stat("queued") - q0, amt_stat("reaped_by_self") - d0);
+		amt_assert_eq(amt_stat("queued") - q0, 1, "round %d: queued",
+			      i);
+		amt_assert_eq(amt_stat("reaped_by_self") - d0, 1,
+			      "round %d: reaped_by_self", i);
 	}
 }
 

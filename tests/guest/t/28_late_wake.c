@@ -38,7 +38,7 @@ static void run(void)
 	pid_t pid;
 	int st;
 
-	amt_assert(f0 >= 0, "no wake_fallback in the stats");
+	amt_assert_ge(f0, 0, "no wake_fallback in the stats");
 	pid = amt_hog_fn(body, NULL);
 	t0 = amt_now_ns();
 	amt_hog_exit(pid);
@@ -52,22 +52,21 @@ static void run(void)
 			t_exited = amt_now_ns();
 		else
 			usleep(2000);
-		amt_assert(amt_now_ns() - t0 < 60000000000ULL,
-			   "child %d still exiting after 60 s", pid);
+		amt_assert_lt(amt_now_ns() - t0, 60000000000ULL,
+			      "child %d still exiting after 60 s", pid);
 	}
 	st = amt_reap(pid);
 	amt_assert(WIFEXITED(st) && !WEXITSTATUS(st), "child status %#x", st);
 	amt_note("exit took %.0f ms; the reaper had torn the 128 MiB down after %.0f ms",
 		 (t_exited - t0) / 1e6, t_reaped ? (t_reaped - t0) / 1e6 : -1.0);
 	/* precondition: without a stall this test proves nothing */
-	amt_assert(t_exited - t0 >= 200000000ULL,
-		   "the exit took only %.0f ms: no stall to test the bound with",
-		   (t_exited - t0) / 1e6);
+	amt_assert_ge(t_exited - t0, 200000000ULL,
+		      "the exit (ns) was short: no stall to test the bound with");
 	amt_assert(t_reaped && t_reaped < t_exited,
 		   "the queued mm waited for its task's exit_notify() (%.0f ms): the late wake-up has no bound",
 		   (t_exited - t0) / 1e6);
-	amt_assert(amt_stat("wake_fallback") > f0,
-		   "wake_fallback did not count the bound's wake-up");
+	amt_assert_gt(amt_stat("wake_fallback"), f0,
+		      "wake_fallback did not count the bound's wake-up");
 }
 
 AMT_TEST("late_wake", "a task stalled between exit_mm() and exit_notify() does not hold its queued mm back", 180, run)

@@ -42,8 +42,8 @@ static uint64_t round_behind_stall(void)
 	amt_kill_wait(stuck);
 	if (!amt_helper_wait("stalled", 1, 5000))
 		amt_stats_note();
-	amt_assert(stalled() == 1, "the teardown never stalled (queued +%ld)",
-		   amt_stat("queued") - q0);
+	amt_assert_eq(stalled(), 1, "the teardown never stalled (queued +%ld)",
+		      amt_stat("queued") - q0);
 
 	r0 = amt_stat("reaped");
 	base = amt_mem_back_kb();
@@ -59,18 +59,16 @@ static uint64_t round_behind_stall(void)
 		amt_stat("reaped") - r0 < N) &&
 	       amt_now_ns() - t0 < 1000000000ULL * amt_teardown_slow())
 		usleep(2000);
-	amt_assert(amt_stat("queued") - q0 == N + 1, "queued +%ld, want +%d",
-		   amt_stat("queued") - q0, N + 1);
-	amt_assert(stalled() == 1, "the stall ended early");
+	amt_assert_eq(amt_stat("queued") - q0, N + 1, "queued");
+	amt_assert_eq(stalled(), 1, "the stall ended early");
 	if (amt_mem_back_kb() < base - TOL_KB || amt_stat("reaped") - r0 < N) {
 		amt_note("1 s after the kill: %ld of %ld kB back, reaped +%ld",
 			 amt_mem_back_kb(), base, amt_stat("reaped") - r0);
 		t0 = 0;
 	} else {
 		t0 = amt_now_ns() - t0;
-		amt_assert(amt_stat("pending_mms") == 1,
-			   "pending_mms %ld, want 1 (the stuck one)",
-			   amt_stat("pending_mms"));
+		amt_assert_eq(amt_stat("pending_mms"), 1,
+			      "pending_mms, want the stuck one");
 	}
 	amt_write_file(AMT_HELPER "stall", "0");
 	amt_assert(!amt_drain(60000), "drain after the stall failed");
@@ -82,8 +80,7 @@ static void run(void)
 	uint64_t ns;
 	int err;
 
-	amt_assert(amt_stat("reaper_threads") >= 2, "%ld reaper threads",
-		   amt_stat("reaper_threads"));
+	amt_assert_ge(amt_stat("reaper_threads"), 2, "reaper threads");
 	amt_helper_load();
 	/*
 	 * Exits within a second of direct reclaim stay inline (the pressure
@@ -92,7 +89,7 @@ static void run(void)
 	sleep(2);
 	amt_write_file(AMT_HELPER "stall", "0");
 	amt_helper_wait("stalled", 0, 10000);
-	amt_assert(stalled() == 0, "%ld teardowns still stalled", stalled());
+	amt_assert_eq(stalled(), 0, "teardowns still stalled");
 
 	ns = round_behind_stall();
 	amt_assert(ns, "with %ld reapers, %d exits queued behind a stuck teardown were not torn down within 1 s",

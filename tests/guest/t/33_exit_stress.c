@@ -54,11 +54,12 @@ static void run(void)
 		amt_stats_note();
 	/* a temporary holder (MGLRU's walk on 7.x) may drop the last one */
 	/* (inline: other exits, the burners' among them, are small) */
-	amt_assert(dq + dn + dj == ROUNDS * K && du == 0,
-		   "of %d exits: queued %ld, exit_not_last %ld, rejected by a gate %ld, late %ld; want every one recognised at the call site",
-		   ROUNDS * K, dq, dn, dj, du);
-	amt_assert(amt_stat("exit_site_known") == 1,
-		   "exit_mm()'s call site was not learned");
+	amt_assert_eq(dq + dn + dj, ROUNDS * K,
+		      "exits queued + exit_not_last + rejected by a gate; want every one recognised at the call site");
+	amt_assert_eq(du, 0,
+		      "exits late; want every one recognised at the call site");
+	amt_assert_eq(amt_stat("exit_site_known"), 1,
+		      "exit_mm()'s call site was not learned");
 }
 
 AMT_TEST_BOTH("exit_stress",

@@ -91,36 +91,32 @@ static void run(void)
 		amt_note("attempt %d: the stash was handed off to the reaper (handoffs +%ld, reaped_by_reaper +%ld)",
 			 attempt, amt_stat("handoffs") - h0,
 			 amt_stat("reaped_by_reaper") - r0);
-		amt_assert(attempt < ATTEMPTS,
-			   "every attempt's stash was handed off to the reaper");
+		amt_assert_lt(attempt, ATTEMPTS,
+			      "every attempt's stash was handed off to the reaper");
 	}
 	amt_note("kill->waitpid with an interleave policy: inline %.1f ms, deferred %.1f ms",
 		 inline_ns / 1e6, ns / 1e6);
-	amt_assert(amt_stat("queued") - q0 == 1, "queued +%ld, want +1",
-		   amt_stat("queued") - q0);
+	amt_assert_eq(amt_stat("queued") - q0, 1, "queued");
 	/* do_exit()'s call: redirected in mode=self, the original otherwise */
-	amt_assert(from_exit == 1, "do_exit() called mpol_put_task_policy() %d times, want once",
-		   from_exit);
-	amt_assert(ours == (self ? 1 : 0),
-		   "the module called the original %d times, want %d (reaped_by_self +%ld, reaped_by_reaper +%ld, self_mempolicy +%ld)",
-		   ours, self ? 1 : 0, amt_stat("reaped_by_self") - s0,
-		   amt_stat("reaped_by_reaper") - r0,
-		   amt_stat("self_mempolicy") - m0);
+	amt_assert_eq(from_exit, 1,
+		      "times do_exit() called mpol_put_task_policy()");
+	amt_assert_eq(ours, self ? 1 : 0,
+		      "times the module called the original (reaped_by_self +%ld, reaped_by_reaper +%ld, self_mempolicy +%ld)",
+		      amt_stat("reaped_by_self") - s0,
+		      amt_stat("reaped_by_reaper") - r0,
+		      amt_stat("self_mempolicy") - m0);
 	if (self) {
-		amt_assert(amt_stat("self_mempolicy") == m0,
-			   "sent to the reaper for its mempolicy (self_mempolicy +%ld)",
-			   amt_stat("self_mempolicy") - m0);
-		amt_assert(amt_stat("reaped_by_self") - s0 == 1 &&
-			   amt_stat("reaped_by_reaper") == r0,
-			   "reaped_by_self +%ld, reaped_by_reaper +%ld; want the task itself",
-			   amt_stat("reaped_by_self") - s0,
-			   amt_stat("reaped_by_reaper") - r0);
-		amt_assert(after == 1,
-			   "the original ran before the teardown, not after it");
+		amt_assert_eq(amt_stat("self_mempolicy"), m0,
+			      "sent to the reaper for its mempolicy");
+		amt_assert_eq(amt_stat("reaped_by_self") - s0, 1,
+			      "reaped_by_self, want the task itself");
+		amt_assert_eq(amt_stat("reaped_by_reaper"), r0,
+			      "reaped_by_reaper, want the task itself");
+		amt_assert_eq(after, 1,
+			      "the original ran before the teardown, not after it");
 	}
-	amt_assert(ns * 3 < inline_ns,
-		   "kill->waitpid %.1f ms deferred, not 3x below inline %.1f ms",
-		   ns / 1e6, inline_ns / 1e6);
+	amt_assert_lt(ns * 3, inline_ns,
+		      "kill->waitpid deferred (ns) not 3x below inline");
 }
 
 AMT_TEST_BOTH("self_mempolicy",

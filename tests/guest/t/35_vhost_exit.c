@@ -96,8 +96,8 @@ static void foreign(void)
 	amt_assert(!prctl(PR_SET_CHILD_SUBREAPER, 1), "no subreaper");
 	amt_assert(!pipe(foreign_pipe), "pipe");
 	owner = amt_hog_fn(body_foreign, NULL);
-	amt_assert(read(foreign_pipe[0], &child, sizeof(child)) == sizeof(child),
-		   "no child pid");
+	amt_assert_eq(read(foreign_pipe[0], &child, sizeof(child)),
+		      sizeof(child), "no child pid");
 	q0 = amt_stat("queued");
 	f0 = amt_stat("exit_late_foreign");
 	l0 = amt_stat("exit_late");
@@ -109,10 +109,10 @@ static void foreign(void)
 	amt_note("vhost fd outliving its owner: exit_late +%ld, exit_late_foreign +%ld, queued +%ld",
 		 amt_stat("exit_late") - l0, amt_stat("exit_late_foreign") - f0,
 		 amt_stat("queued") - q0);
-	amt_assert(amt_stat("exit_late_foreign") - f0 == 1 &&
-		   amt_stat("queued") == q0,
-		   "the owner's mm, dropped last by another process, was not kept inline (exit_late_foreign +%ld, queued +%ld)",
-		   amt_stat("exit_late_foreign") - f0, amt_stat("queued") - q0);
+	amt_assert_eq(amt_stat("exit_late_foreign") - f0, 1,
+		      "the owner's mm, dropped last by another process, was not kept inline: exit_late_foreign");
+	amt_assert_eq(amt_stat("queued"), q0,
+		      "the owner's mm, dropped last by another process, was not kept inline: queued");
 }
 
 static void load_vhost(void)
@@ -177,22 +177,22 @@ static uint64_t deferred_kill(uint64_t split[2])
 	 * thread of the process, with its own pid). Nothing else large
 	 * exits meanwhile.
 	 */
-	amt_assert(amt_stat("queued") - q0 == 1 &&
-		   amt_trace_count("mm_reaper_queue", 0) == 1 &&
-		   amt_trace_count("mm_reaper_reap", 0) == 1,
-		   "the vhost owner was not deferred and torn down once (queued +%ld, events: %d queue, %d reap)",
-		   amt_stat("queued") - q0, amt_trace_count("mm_reaper_queue", 0),
-		   amt_trace_count("mm_reaper_reap", 0));
+	amt_assert_eq(amt_stat("queued") - q0, 1,
+		      "the vhost owner was not deferred once");
+	amt_assert_eq(amt_trace_count("mm_reaper_queue", 0), 1,
+		      "the vhost owner was not deferred once: queue events");
+	amt_assert_eq(amt_trace_count("mm_reaper_reap", 0), 1,
+		      "the vhost owner was not torn down once: reap events");
 	/*
 	 * 6.1 (a kthread worker, no vhost_task): exit_mm()'s drop is not
 	 * the last, the release's is, a late drop.
 	 */
-	if (!amt_kernel_has("vhost_task_create"))
-		amt_assert(amt_stat("exit_not_last") - n0 >= 1 &&
-			   amt_stat("exit_late") - l0 >= 1,
-			   "the device's release did not drop the mm last (exit_not_last +%ld, exit_late +%ld)",
-			   amt_stat("exit_not_last") - n0,
-			   amt_stat("exit_late") - l0);
+	if (!amt_kernel_has("vhost_task_create")) {
+		amt_assert_ge(amt_stat("exit_not_last") - n0, 1,
+			      "the device's release did not drop the mm last: exit_not_last");
+		amt_assert_ge(amt_stat("exit_late") - l0, 1,
+			      "the device's release did not drop the mm last: exit_late");
+	}
 	return ns;
 }
 
@@ -258,9 +258,12 @@ static void run(void)
 	saved = (int64_t)off[1] - (int64_t)on[1];
 	want = strcmp(amt_mode, "self") ? 0 :
 		((int64_t)plain_off[1] - (int64_t)plain_on[1]) / 2;
-	amt_assert(saved > 0 && saved > want,
-		   "vhost owner: deferred %.1f ms against inline %.1f ms saves %.1f ms, not over %.1f ms (half a plain process's saving in mode=self)",
-		   on[1] / 1e6, off[1] / 1e6, saved / 1e6, want / 1e6);
+	amt_assert_gt(saved, 0,
+		      "vhost owner: deferred %.1f ms against inline %.1f ms saves nothing (ns)",
+		      on[1] / 1e6, off[1] / 1e6);
+	amt_assert_gt(saved, want,
+		      "vhost owner: deferred %.1f ms against inline %.1f ms: the saving (ns) is not over half a plain process's in mode=self",
+		      on[1] / 1e6, off[1] / 1e6);
 }
 
 AMT_TEST_BOTH("vhost_exit",

@@ -125,14 +125,14 @@ static void pcp_cap(void)
 	int p[2];
 	pid_t g;
 
-	amt_assert(amt_read_file(PCP_FRACTION, old, sizeof(old)) > 0,
-		   "no " PCP_FRACTION);
+	amt_assert_gt(amt_read_file(PCP_FRACTION, old, sizeof(old)), 0,
+		      "no " PCP_FRACTION);
 	if ((nl = strchr(old, '\n')))
 		*nl = 0;
 	/* close-on-exec: earlyoom must not hold it; hogs die with the test */
 	amt_assert(!pipe2(p, O_CLOEXEC), "pipe");
 	g = fork();
-	amt_assert(g >= 0, "fork");
+	amt_assert_ge(g, 0, "fork");
 	if (!g) {
 		char c;
 
@@ -167,7 +167,7 @@ static pid_t hog(unsigned long mb, const char *cg, const char *adj)
 
 	amt_assert(!pipe(ready), "pipe: %s", strerror(errno));
 	pid = fork();
-	amt_assert(pid >= 0, "fork: %s", strerror(errno));
+	amt_assert_ge(pid, 0, "fork: %s", strerror(errno));
 	if (!pid) {
 		close(ready[0]);
 		prctl(PR_SET_NAME, HOG_NAME);
@@ -187,7 +187,7 @@ static pid_t hog(unsigned long mb, const char *cg, const char *adj)
 	close(ready[0]);
 	for (i = 0; i < MAXHOGS && hogs[i]; i++)
 		;
-	amt_assert(i < MAXHOGS, "too many hogs");
+	amt_assert_lt(i, MAXHOGS, "too many hogs");
 	hogs[i] = pid;
 	return pid;
 }
@@ -264,7 +264,7 @@ static void eo_start(const char *term_kill)
 	int fd;
 
 	eo_pid = fork();
-	amt_assert(eo_pid >= 0, "fork: %s", strerror(errno));
+	amt_assert_ge(eo_pid, 0, "fork: %s", strerror(errno));
 	if (!eo_pid) {
 		fd = open(EO_LOG, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 		if (fd < 0)
@@ -282,7 +282,8 @@ static void eo_start(const char *term_kill)
 			eo_dump();
 			amt_fail("earlyoom exited at start");
 		}
-		amt_assert(ms_since(t0) < 5000, "earlyoom did not start in 5 s");
+		amt_assert_lt(ms_since(t0), 5000,
+			      "earlyoom did not start in 5 s");
 		usleep(20000);
 	}
 	usleep(150000);
@@ -351,9 +352,9 @@ static int eo_phase(int c, int r, long thr_kb, unsigned long hog_mb,
 	stats_snap(s0);
 	eo_start(term_kill);
 	fill_kb = amt_mem_available_kb() - thr_kb - (long)hog_mb * 1024 * 3 / 2;
-	amt_assert(fill_kb > -16 * 1024,
-		   "MemAvailable %ld kB is under the threshold %ld kB plus 1.5 hogs",
-		   amt_mem_available_kb(), thr_kb);
+	amt_assert_gt(fill_kb, -16 * 1024,
+		      "MemAvailable minus the threshold %ld kB and 1.5 hogs (kB)",
+		      thr_kb);
 	if (fill_kb >= 4096)
 		hog(fill_kb / 1024, NULL, "-1000");
 	hog(hog_mb, NULL, "0");
@@ -381,9 +382,8 @@ static int eo_phase(int c, int r, long thr_kb, unsigned long hog_mb,
 			break;
 		usleep(20000);
 	} while (ms_since(t0) < 1000 * amt_teardown_slow());
-	amt_assert(hog_deaths - deaths0 == kills,
-		   "earlyoom logged %d kills, %d hogs died of a signal",
-		   kills, hog_deaths - deaths0);
+	amt_assert_eq(hog_deaths - deaths0, kills,
+		      "hogs died of a signal vs kills earlyoom logged");
 	if (kills != CROSSINGS || c)
 		amt_note("earlyoom %s round %d: %d kills for %d crossings",
 			 cfg_name[c], r, kills, CROSSINGS);
@@ -482,11 +482,11 @@ static void run(void)
 	pid_t ballast;
 	long base_kb;
 
-	amt_assert(access(EARLYOOM, X_OK) == 0,
-		   EARLYOOM " missing: run-guest.sh ships it (scripts/guest-program.sh)");
+	amt_assert_eq(access(EARLYOOM, X_OK), 0,
+		      EARLYOOM " missing: run-guest.sh ships it (scripts/guest-program.sh)");
 	/* CONFIG_PSI=y, not default-disabled, on every Debian kernel */
-	amt_assert(access("/proc/pressure/memory", R_OK) == 0,
-		   "no /proc/pressure/memory: PSI is off (Debian's kernels have CONFIG_PSI=y, PSI_DEFAULT_DISABLED unset)");
+	amt_assert_eq(access("/proc/pressure/memory", R_OK), 0,
+		      "no /proc/pressure/memory: PSI is off (Debian's kernels have CONFIG_PSI=y, PSI_DEFAULT_DISABLED unset)");
 	amt_write_file("/proc/self/oom_score_adj", "-1000");
 	snprintf(path, sizeof(path), "/proc/%d/oom_score_adj", getppid());
 	amt_write_file(path, "-1000");
@@ -504,8 +504,7 @@ static void run(void)
 		 total_kb / 1024, term_kill, thr_kb / 1024, hog_mb);
 	/* most of the way down once; a filler per phase does the rest */
 	base_kb = amt_mem_available_kb() - thr_kb - (long)hog_mb * 1024 * 3 / 2;
-	amt_assert(base_kb > 256 * 1024, "too little memory: %ld kB to fill",
-		   base_kb);
+	amt_assert_gt(base_kb, 256 * 1024, "too little memory: kB to fill");
 	ballast = hog(base_kb / 1024 - 128, NULL, "-1000");
 	hog_forget(ballast);
 	for (r = 0; r < ROUNDS; r++) {
@@ -515,9 +514,9 @@ static void run(void)
 				continue;
 			kills[r][c] = eo_phase(c, r, thr_kb, hog_mb, term_kill);
 		}
-		amt_assert(kills[r][0] == CROSSINGS,
-			   "round %d: earlyoom without the module killed %d for %d crossings: the scenario is not what it claims",
-			   r, kills[r][0], CROSSINGS);
+		amt_assert_eq(kills[r][0], CROSSINGS,
+			      "round %d: earlyoom kills without the module vs crossings: the scenario is not what it claims",
+			      r);
 	}
 	kill(ballast, SIGKILL);
 	waitpid(ballast, NULL, 0);
@@ -539,10 +538,10 @@ static void run(void)
 		   "cannot set memory.high");
 	snprintf(path, sizeof(path), "%s/memory.pressure", cg);
 	psi_fd = open(path, O_RDWR | O_NONBLOCK);
-	amt_assert(psi_fd >= 0, "cannot open %s: %s", path, strerror(errno));
-	amt_assert(write(psi_fd, PSI_TRIGGER, strlen(PSI_TRIGGER) + 1) > 0,
-		   "cannot write the trigger '%s': %s", PSI_TRIGGER,
-		   strerror(errno));
+	amt_assert_ge(psi_fd, 0, "cannot open %s: %s", path, strerror(errno));
+	amt_assert_gt(write(psi_fd, PSI_TRIGGER, strlen(PSI_TRIGGER) + 1), 0,
+		      "cannot write the trigger '%s': %s", PSI_TRIGGER,
+		      strerror(errno));
 	amt_assert(!pthread_create(&mon, NULL, psi_monitor, NULL),
 		   "pthread_create");
 	/* Control: a task grown over memory.high must fire the trigger. */
@@ -552,7 +551,7 @@ static void run(void)
 		uint64_t t0 = amt_now_ns();
 		pid_t p = fork();
 
-		amt_assert(p >= 0, "fork");
+		amt_assert_ge(p, 0, "fork");
 		if (!p) {
 			amt_cgroup_enter(cg);
 			amt_map_anon(hog_mb * 2);
@@ -564,9 +563,9 @@ static void run(void)
 		kill(p, SIGKILL);
 		waitpid(p, NULL, 0);
 	}
-	amt_assert(psi_now() > e0,
-		   "control: a task held over memory.high did not fire '%s' in %u s",
-		   PSI_TRIGGER, 5 * amt_slow());
+	amt_assert_gt(psi_now(), e0,
+		      "control: a task held over memory.high did not fire '%s' in %u s",
+		      PSI_TRIGGER, 5 * amt_slow());
 	psi_settle(0);
 	amt_assert(!amt_drain(60000), "drain failed");
 	for (r = 0; r < ROUNDS; r++)
@@ -601,21 +600,20 @@ static void run(void)
 		if (!cfg_ok[c])
 			continue;
 		for (r = 0; r < ROUNDS; r++)
-			amt_assert(kills[r][c] <= kills[r][0],
-				   "earlyoom killed %d with mode=%s, %d without the module (round %d)",
-				   kills[r][c], cfg_name[c], kills[r][0], r);
+			amt_assert_le(kills[r][c], kills[r][0],
+				      "earlyoom kills with mode=%s vs without the module (round %d)",
+				      cfg_name[c], r);
 		/*
 		 * ... and because none of its victims was deferred: each exited
 		 * with MemAvailable under the threshold, where the low-memory
 		 * gate keeps it inline, whatever the teardown's speed.
 		 */
-		amt_assert(victims_deferred[c] == 0,
-			   "mode=%s: %ld of earlyoom's victims deferred (rejected_low_memory +%ld for %d kills)",
-			   cfg_name[c], victims_deferred[c], stat_delta[c][1],
-			   sum[c]);
-		amt_assert(fires[c] <= fires[0],
-			   "PSI trigger fired %d times with mode=%s, %d without the module",
-			   fires[c], cfg_name[c], fires[0]);
+		amt_assert_eq(victims_deferred[c], 0,
+			      "mode=%s: earlyoom's victims deferred (rejected_low_memory +%ld for %d kills)",
+			      cfg_name[c], stat_delta[c][1], sum[c]);
+		amt_assert_le(fires[c], fires[0],
+			      "PSI trigger firings with mode=%s vs without the module",
+			      cfg_name[c]);
 	}
 }
 

@@ -165,7 +165,7 @@ static pid_t presser(unsigned long max, int *to, int *from)
 
 	amt_assert(!pipe(a) && !pipe(b), "pipe: %s", strerror(errno));
 	pid = fork();
-	amt_assert(pid >= 0, "fork: %s", strerror(errno));
+	amt_assert_ge(pid, 0, "fork: %s", strerror(errno));
 	if (!pid) {
 		close(a[1]);
 		close(b[0]);
@@ -243,8 +243,8 @@ static int attempt(int n)
 	amt_assert(!amt_write_file(AMT_HELPER "hold", "1"), "cannot hold");
 	v = amt_hog_fn(victim, NULL);
 	avail = amt_mem_available_kb() / 1024;
-	amt_assert(avail > MORE_MB + SLACK_MB + 256,
-		   "only %ld MiB available next to the 1 GiB victim", avail);
+	amt_assert_gt(avail, MORE_MB + SLACK_MB + 256,
+		      "MiB available next to the 1 GiB victim");
 	oom0 = amt_vmstat("oom_kill");
 	p = presser(avail + 256, &to, &from);
 	if (get(from, 120000) != 'r') {
@@ -268,15 +268,15 @@ static int attempt(int n)
 		usleep(500);
 	t_go = amt_now_ns();
 	room_go = room_kb();
-	amt_assert(write(to, "g", 1) == 1, "cannot start the presser");
-	amt_assert(amt_helper_get("blocked") == 1, "the close never blocked");
+	amt_assert_eq(write(to, "g", 1), 1, "cannot start the presser");
+	amt_assert_eq(amt_helper_get("blocked"), 1, "the close never blocked");
 	/* where the pressure stands as the hand-off window ends */
 	usleep(90 * 1000);
 	room_late = room_kb();
 	pending_late = amt_stat("pending_pages");
-	amt_assert(get(from, 60000) == 'd',
-		   "the presser's %d MiB did not come (oom_kill +%ld)", MORE_MB,
-		   amt_vmstat("oom_kill") - oom0);
+	amt_assert_eq(get(from, 60000), 'd',
+		      "the presser's %d MiB did not come (oom_kill +%ld)",
+		      MORE_MB, amt_vmstat("oom_kill") - oom0);
 	met = amt_stat("shrinker_scans") - s0 + amt_stat("oom_drains") - d0;
 	amt_note("attempt %d: room above the high watermark %ld kB at go, %ld kB 90 ms later (pending_pages %ld then)",
 		 n, room_go, room_late, pending_late);
@@ -285,10 +285,10 @@ static int attempt(int n)
 		 amt_stat("queued") - q0, amt_stat("shrinker_scans") - s0,
 		 amt_stat("oom_drains") - d0, amt_stat("handoffs") - h0,
 		 reclaim_runs() - r0);
-	amt_assert(waitpid(p, &status, WNOHANG) == 0, "the presser died");
-	amt_assert(amt_vmstat("oom_kill") == oom0, "OOM kills: +%ld",
-		   amt_vmstat("oom_kill") - oom0);
-	amt_assert(amt_stat("queued") - q0 == 1, "the victim was not deferred");
+	amt_assert_eq(waitpid(p, &status, WNOHANG), 0, "the presser died");
+	amt_assert_eq(amt_vmstat("oom_kill"), oom0, "OOM kills");
+	amt_assert_eq(amt_stat("queued") - q0, 1,
+		      "the victim was not deferred");
 	if (!met)
 		amt_note("attempt %d: neither the shrinker nor the OOM notifier ran while the pages were deferred (reclaim passes +%ld)",
 			 n, reclaim_runs() - r0);

@@ -122,9 +122,10 @@ static pid_t kill_held(struct base *b)
 	kill(pid, SIGKILL);
 	amt_assert(amt_helper_wait("blocked", 1, 10000),
 		   "the leader's close never blocked");
-	amt_assert(DELTA(b, exit_not_last) == 1 && DELTA(b, queued) == 0,
-		   "the leader's exit_mm() was not the first drop (exit_not_last +%ld, queued +%ld)",
-		   DELTA(b, exit_not_last), DELTA(b, queued));
+	amt_assert_eq(DELTA(b, exit_not_last), 1,
+		      "the leader's exit_mm() was not the first drop");
+	amt_assert_eq(DELTA(b, queued), 0,
+		      "the leader's exit_mm() was not the first drop");
 	return pid;
 }
 
@@ -143,11 +144,11 @@ static void one(int hold_ms)
 	/* the thread is gone once the leader is the process's only task */
 	for (i = 0; i < 10000 && threads(pid) != 1; i++)
 		usleep(1000);
-	amt_assert(threads(pid) == 1, "the thread did not exit");
-	amt_assert(DELTA(&b, queued) == 1 &&
-		   DELTA(&b, to_leader) == 1,
-		   "the thread's drop was not left to the leader (queued +%ld, to_leader +%ld)",
-		   DELTA(&b, queued), DELTA(&b, to_leader));
+	amt_assert_eq(threads(pid), 1, "the thread did not exit");
+	amt_assert_eq(DELTA(&b, queued), 1,
+		      "the thread's drop was not left to the leader");
+	amt_assert_eq(DELTA(&b, to_leader), 1,
+		      "the thread's drop was not left to the leader");
 	/*
 	 * Nothing starts before the leader's exit_notify() or the 100 ms
 	 * bound (AMT_STASH_MAX, from the stash). The checks that need the
@@ -155,11 +156,12 @@ static void one(int hold_ms)
 	 * it (a slow guest: a note instead).
 	 */
 	in_time = amt_now_ns() - t_gate < 50000000ULL;
-	if (in_time)
-		amt_assert(DELTA(&b, reaped) == 0 &&
-			   DELTA(&b, handoffs) == 0,
-			   "torn down (reaped +%ld) or handed off (+%ld) while the leader's close blocks",
-			   DELTA(&b, reaped), DELTA(&b, handoffs));
+	if (in_time) {
+		amt_assert_eq(DELTA(&b, reaped), 0,
+			      "torn down while the leader's close blocks");
+		amt_assert_eq(DELTA(&b, handoffs), 0,
+			      "handed off while the leader's close blocks");
+	}
 	usleep(hold_ms * 1000);
 	amt_write_file(AMT_HELPER "hold", "0");
 	amt_reap(pid);
@@ -169,19 +171,20 @@ static void one(int hold_ms)
 		 DELTA(&b, to_leader), DELTA(&b, handoffs),
 		 DELTA(&b, reaped_by_self),
 		 DELTA(&b, reaped_by_reaper));
-	amt_assert(DELTA(&b, reaped) == 1, "reaped +%ld, want +1",
-		   DELTA(&b, reaped));
+	amt_assert_eq(DELTA(&b, reaped), 1, "reaped");
 	/* the bound, or the leader: self tears down, reaper mode queues */
-	if (hold_ms)
-		amt_assert(DELTA(&b, handoffs) == 1,
-			   "the leader's close blocked past the bound, handoffs +%ld, want +1",
-			   DELTA(&b, handoffs));
-	else if (in_time)
-		amt_assert(DELTA(&b, handoffs) == 0 &&
-			   (self ? DELTA(&b, reaped_by_self) :
-			    DELTA(&b, reaped_by_reaper)) == 1,
-			   "the leader did not %s it (handoffs +%ld)",
-			   self ? "tear down" : "queue", DELTA(&b, handoffs));
+	if (hold_ms) {
+		amt_assert_eq(DELTA(&b, handoffs), 1,
+			      "the leader's close blocked past the bound: handoffs");
+	} else if (in_time) {
+		amt_assert_eq(DELTA(&b, handoffs), 0,
+			      "the leader did not %s it",
+			      self ? "tear down" : "queue");
+		amt_assert_eq(self ? DELTA(&b, reaped_by_self) :
+			      DELTA(&b, reaped_by_reaper), 1,
+			      "the leader did not %s it",
+			      self ? "tear down" : "queue");
+	}
 }
 
 #define DELAY "/sys/kernel/debug/async_mm_teardown/debug_leader_delay_ms"
@@ -247,19 +250,20 @@ static void race(void)
 		 amt_mode, DELTA(&b, queued), DELTA(&b, to_leader),
 		 DELTA(&b, to_leader_back), DELTA(&b, reaped_by_self),
 		 DELTA(&b, reaped_by_reaper));
-	amt_assert(DELTA(&b, queued) == 1 && DELTA(&b, to_leader_back) == 1 &&
-		   DELTA(&b, to_leader) == 0,
-		   "the thread did not take its drop back (queued +%ld, to_leader_back +%ld, to_leader +%ld)",
-		   DELTA(&b, queued), DELTA(&b, to_leader_back),
-		   DELTA(&b, to_leader));
+	amt_assert_eq(DELTA(&b, queued), 1,
+		      "the thread did not take its drop back");
+	amt_assert_eq(DELTA(&b, to_leader_back), 1,
+		      "the thread did not take its drop back");
+	amt_assert_eq(DELTA(&b, to_leader), 0,
+		      "the thread did not take its drop back");
 	/* self: by the thread, unless it was late past the bound */
-	amt_assert(DELTA(&b, reaped) == 1 &&
-		   (self && DELTA(&b, handoffs) == 0 ?
-		    DELTA(&b, reaped_by_self) == 1 :
-		    DELTA(&b, reaped_by_reaper) == 1),
-		   "not torn down as the thread's own (reaped +%ld, by self +%ld, by a reaper +%ld, handoffs +%ld)",
-		   DELTA(&b, reaped), DELTA(&b, reaped_by_self),
-		   DELTA(&b, reaped_by_reaper), DELTA(&b, handoffs));
+	amt_assert_eq(DELTA(&b, reaped), 1,
+		      "not torn down as the thread's own");
+	amt_assert_eq(self && DELTA(&b, handoffs) == 0 ?
+		      DELTA(&b, reaped_by_self) :
+		      DELTA(&b, reaped_by_reaper), 1,
+		      "not torn down as the thread's own (%s, handoffs +%ld)",
+		      self ? "self" : "reaper", DELTA(&b, handoffs));
 }
 
 static void run(void)

@@ -55,10 +55,10 @@ static void run(void)
 	amt_kill_wait(stuck);
 	amt_hog_cgroup = NULL;
 	amt_hog_oom_score_adj = NULL;
-	amt_assert(amt_stat("queued") - q0 == 1 &&
-		   amt_stat("memcg_tight") - t0 == 1,
-		   "the stuck process's exit was not deferred into its full cgroup (queued +%ld, memcg_tight +%ld)",
-		   amt_stat("queued") - q0, amt_stat("memcg_tight") - t0);
+	amt_assert_eq(amt_stat("queued") - q0, 1,
+		      "the stuck process's exit was not deferred into its full cgroup");
+	amt_assert_eq(amt_stat("memcg_tight") - t0, 1,
+		      "the stuck process's exit was not deferred into its full cgroup");
 	amt_assert(amt_helper_wait("stalled", 1, 5000),
 		   "the teardown never stalled");
 
@@ -68,7 +68,7 @@ static void run(void)
 	k0 = amt_cgroup_get(cg, "memory.events", "oom_kill");
 	start = amt_now_ns();
 	pid = fork();
-	amt_assert(pid >= 0, "fork: %s", strerror(errno));
+	amt_assert_ge(pid, 0, "fork: %s", strerror(errno));
 	if (!pid) {
 		amt_cgroup_enter(cg);
 		amt_write_file("/proc/self/oom_score_adj", "0");
@@ -88,15 +88,15 @@ static void run(void)
 		 amt_cgroup_get(cg, "memory.events", "oom_kill") - k0,
 		 amt_stat("memcg_waits") - w0,
 		 (amt_stat("memcg_wait_ns") - wn0) / 1e9);
-	amt_assert(i < 60000, "the replacement's charge waited 60 s behind a stuck teardown");
-	amt_assert(amt_stat("memcg_waits") > w0,
-		   "the replacement's charge did not wait for the teardown");
+	amt_assert_lt(i, 60000, "the replacement's charge waited 60 s behind a stuck teardown");
+	amt_assert_gt(amt_stat("memcg_waits"), w0,
+		      "the replacement's charge did not wait for the teardown");
 	amt_assert(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL &&
 		   amt_cgroup_get(cg, "memory.events", "oom_kill") > k0,
 		   "the replacement was not memcg-OOM-killed (status 0x%x)", st);
 	/* the wait ends at the stall bound, not with the stuck teardown */
-	amt_assert(took < (STALL_S + 8) * 1000000000ULL * amt_teardown_slow(),
-		   "the replacement ended %.1f s after its start", took / 1e9);
+	amt_assert_lt(took, (STALL_S + 8) * 1000000000ULL * amt_teardown_slow(),
+		      "the replacement ended late (ns after its start)");
 	amt_assert(!amt_drain(60000), "drain after the stall failed");
 	rmdir(cg);
 }

@@ -105,11 +105,10 @@ static void phase(const char *name, const char *what,
 	amt_note("%s in a %lu MiB cgroup: queued +%ld, rejected_memcg +%ld, memcg_tight +%ld",
 		 what, limit, amt_stat("queued") - q0,
 		 amt_stat("rejected_memcg") - r0, amt_stat("memcg_tight") - t0);
-	amt_assert(amt_stat("queued") == q0 &&
-		   amt_stat("rejected_memcg") - r0 == 1,
-		   "%s: the exit was not kept inline (queued +%ld, rejected_memcg +%ld)",
-		   what, amt_stat("queued") - q0,
-		   amt_stat("rejected_memcg") - r0);
+	amt_assert_eq(amt_stat("queued"), q0,
+		      "%s: the exit was not kept inline", what);
+	amt_assert_eq(amt_stat("rejected_memcg") - r0, 1,
+		      "%s: the exit was not kept inline", what);
 
 	/* the replacement, at once: it must fit */
 	amt_hog_cgroup = cg;
@@ -117,10 +116,13 @@ static void phase(const char *name, const char *what,
 	pid = amt_hog_fn_try(fn, arg);
 	amt_hog_cgroup = NULL;
 	amt_hog_oom_score_adj = NULL;
-	amt_assert(pid && amt_cgroup_get(cg, "memory.events", "oom_kill") == k0,
-		   "%s: the replacement did not get its memory (%s, memcg OOM kills +%ld)",
-		   what, pid ? "alive" : "died",
-		   amt_cgroup_get(cg, "memory.events", "oom_kill") - k0);
+	amt_assert_ne(pid, 0,
+		      "%s: the replacement did not get its memory (died, memcg OOM kills +%ld)",
+		      what,
+		      amt_cgroup_get(cg, "memory.events", "oom_kill") - k0);
+	amt_assert_eq(amt_cgroup_get(cg, "memory.events", "oom_kill"), k0,
+		      "%s: the replacement did not get its memory (alive): memcg OOM kills",
+		      what);
 	amt_kill_wait(pid);
 	rmdir(cg);
 }

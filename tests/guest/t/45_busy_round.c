@@ -61,8 +61,7 @@ static uint64_t round_ns(bool deferred, int nice)
 		t0 = amt_now_ns() - t0;
 	amt_burners_stop(b);
 	if (deferred)
-		amt_assert(amt_stat("queued") - q0 == N,
-			   "queued +%ld of %d", amt_stat("queued") - q0, N);
+		amt_assert_eq(amt_stat("queued") - q0, N, "queued");
 	/* what is left (a round over the limit) goes before the next */
 	amt_assert(!amt_drain(120000), "drain failed");
 	return t0;
@@ -86,9 +85,9 @@ static void busy(int nice)
 	amt_note("burners at nice %d: %d x %d MiB back in %.0f ms inline, %.0f ms deferred (%.2fx, medians of %d)",
 		 nice, N, MB, m_off / 1e6, m_on / 1e6, (double)m_on / m_off,
 		 ROUNDS);
-	amt_assert(m_on <= BOUND * m_off,
-		   "burners at nice %d: memory back in %.0f ms deferred, over %dx inline's %.0f ms",
-		   nice, m_on / 1e6, BOUND, m_off / 1e6);
+	amt_assert_le(m_on, BOUND * m_off,
+		      "burners at nice %d: memory back (ns) deferred, over %dx inline's",
+		      nice, BOUND);
 }
 
 static void run(void)

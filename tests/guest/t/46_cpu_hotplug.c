@@ -28,7 +28,7 @@ static void run(void)
 	if (access(CPU1, W_OK))
 		amt_skip("cpu1 cannot go offline here (%s)", strerror(errno));
 	toggler = fork();
-	amt_assert(toggler >= 0, "fork: %s", strerror(errno));
+	amt_assert_ge(toggler, 0, "fork: %s", strerror(errno));
 	if (!toggler) {
 		for (;;) {
 			if (amt_write_file(CPU1, "0"))
@@ -52,10 +52,8 @@ static void run(void)
 	amt_assert(!amt_write_file(CPU1, "1"), "cpu1 does not come back");
 	amt_assert(WIFSIGNALED(st), "the toggler failed (status %#x)", st);
 	amt_assert(!amt_drain(60000), "drain failed");
-	amt_assert(amt_stat("queued") - q0 == ROUNDS * N,
-		   "queued +%ld of %d", amt_stat("queued") - q0, ROUNDS * N);
-	amt_assert(amt_stat("reaped") - r0 == ROUNDS * N,
-		   "reaped +%ld of %d", amt_stat("reaped") - r0, ROUNDS * N);
+	amt_assert_eq(amt_stat("queued") - q0, ROUNDS * N, "queued");
+	amt_assert_eq(amt_stat("reaped") - r0, ROUNDS * N, "reaped");
 }
 
 AMT_TEST_BOTH("cpu_hotplug", "cpu1 offlined and onlined again and again while large processes are killed: every exit deferred and torn down, memory back, no splat", 240, run)

@@ -60,9 +60,9 @@ static void proc_reader_round(void)
 	hog = amt_hog(MB, AMT_HOG_ANON);
 	snprintf(path, sizeof(path), "/proc/%d/smaps_rollup", hog);
 	fd = open(path, O_RDONLY);
-	amt_assert(fd >= 0, "open %s: %s", path, strerror(errno));
+	amt_assert_ge(fd, 0, "open %s: %s", path, strerror(errno));
 	rd = fork();
-	amt_assert(rd >= 0, "fork: %s", strerror(errno));
+	amt_assert_ge(rd, 0, "fork: %s", strerror(errno));
 	if (!rd)
 		reader(fd);
 	close(fd);
@@ -74,11 +74,10 @@ static void proc_reader_round(void)
 	 * A read in progress at exit_mm() makes its drop not the last
 	 * (exit_not_last): the reader tears down, nothing is deferred.
 	 */
-	amt_assert(amt_stat("queued") - q0 + amt_stat("exit_not_last") - n0 == 1 &&
-		   amt_stat("reaped") - r0 == amt_stat("queued") - q0,
-		   "/proc reader: queued +%ld, exit_not_last +%ld, reaped +%ld",
-		   amt_stat("queued") - q0, amt_stat("exit_not_last") - n0,
-		   amt_stat("reaped") - r0);
+	amt_assert_eq(amt_stat("queued") - q0 + amt_stat("exit_not_last") - n0,
+		      1, "/proc reader: queued + exit_not_last");
+	amt_assert_eq(amt_stat("reaped") - r0, amt_stat("queued") - q0,
+		      "/proc reader: reaped vs queued");
 }
 
 /* A hog body: a userfaultfd registered on all its memory. */
@@ -113,9 +112,8 @@ static void uffd_round(void)
 
 	amt_kill_wait(hog);
 	amt_assert(!amt_drain(60000), "drain failed");
-	amt_assert(amt_stat("queued") - q0 == 1 && amt_stat("reaped") - r0 == 1,
-		   "userfaultfd: queued +%ld, reaped +%ld, want +1 each",
-		   amt_stat("queued") - q0, amt_stat("reaped") - r0);
+	amt_assert_eq(amt_stat("queued") - q0, 1, "userfaultfd: queued");
+	amt_assert_eq(amt_stat("reaped") - r0, 1, "userfaultfd: reaped");
 }
 
 static void held_round(void)
@@ -143,8 +141,7 @@ static void held_round(void)
 	amt_assert(fd >= 0 && !ioctl(fd, AMT_IOC_GRAB_MM, hog),
 		   "cannot grab the hog's mm: %s", strerror(errno));
 	amt_kill_wait(hog);
-	amt_assert(amt_stat("queued") - q0 == 2, "queued +%ld, want +2",
-		   amt_stat("queued") - q0);
+	amt_assert_eq(amt_stat("queued") - q0, 2, "queued");
 	amt_assert(!ioctl(fd, AMT_IOC_MMGET),
 		   "mmget_not_zero() of the deferred mm failed: %s",
 		   strerror(errno));
@@ -154,18 +151,14 @@ static void held_round(void)
 		usleep(10000);
 	usleep(300000);
 	p1 = amt_stat("pending_mms");
-	amt_assert(amt_stat("late_users") - l0 == 1,
-		   "late_users +%ld, want +1", amt_stat("late_users") - l0);
-	amt_assert(p1 == 1, "pending_mms %ld while the late user holds the mm, want 1",
-		   p1);
+	amt_assert_eq(amt_stat("late_users") - l0, 1, "late_users");
+	amt_assert_eq(p1, 1, "pending_mms while the late user holds the mm");
 	amt_assert(!ioctl(fd, AMT_IOC_MMPUT), "mmput: %s", strerror(errno));
 	for (i = 0; i < 300 && amt_stat("pending_mms"); i++)
 		usleep(10000);
-	amt_assert(!amt_stat("pending_mms"),
-		   "pending_mms %ld 3 s after the late user's mmput()",
-		   amt_stat("pending_mms"));
-	amt_assert(amt_stat("reaped") - r0 == 2, "reaped +%ld, want +2",
-		   amt_stat("reaped") - r0);
+	amt_assert_eq(amt_stat("pending_mms"), 0,
+		      "pending_mms 3 s after the late user's mmput()");
+	amt_assert_eq(amt_stat("reaped") - r0, 2, "reaped");
 	close(fd);
 	err = amt_unload();
 	amt_assert(!err, "unload: %s", strerror(err));

@@ -76,6 +76,39 @@ TRACE_EVENT(mm_reaper_reap,
 		  __entry->self ? "self" : "reaper")
 );
 
+/*
+ * A deferred teardown's private memory was zapped in chunks before its
+ * final mmput(): pages freed, chunks in all and by helpers, helpers asked.
+ */
+TRACE_EVENT(mm_reaper_zap,
+	TP_PROTO(pid_t pid, unsigned long pages, unsigned int chunks,
+		 unsigned int helper_chunks, unsigned int helpers, u64 ns,
+		 bool pinned),
+	TP_ARGS(pid, pages, chunks, helper_chunks, helpers, ns, pinned),
+	TP_STRUCT__entry(
+		__field(pid_t, pid)
+		__field(unsigned long, pages)
+		__field(unsigned int, chunks)
+		__field(unsigned int, helper_chunks)
+		__field(unsigned int, helpers)
+		__field(u64, ns)
+		__field(bool, pinned)
+	),
+	TP_fast_assign(
+		__entry->pid = pid;
+		__entry->pages = pages;
+		__entry->chunks = chunks;
+		__entry->helper_chunks = helper_chunks;
+		__entry->helpers = helpers;
+		__entry->ns = ns;
+		__entry->pinned = pinned;
+	),
+	TP_printk("pid=%d pages=%lu chunks=%u helper_chunks=%u helpers=%u ns=%llu pinned=%d",
+		  __entry->pid, __entry->pages, __entry->chunks,
+		  __entry->helper_chunks, __entry->helpers,
+		  (unsigned long long)__entry->ns, __entry->pinned)
+);
+
 /* The OOM notifier waited for deferred teardowns; freed: pages reported. */
 TRACE_EVENT(mm_reaper_oom_drain,
 	TP_PROTO(long pending, unsigned long freed, u64 ns),

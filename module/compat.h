@@ -86,6 +86,27 @@ static __always_inline void amt_fregs_set_ip(struct ftrace_regs *fregs,
 #define amt_mm_no_thp(mm) set_bit(MMF_DISABLE_THP, &(mm)->flags)
 #endif
 
+/* Late readers of a zapped mm fault instead of reading zero pages. */
+#if defined(AMT_HAVE_MM_FLAGS_TEST)
+#define amt_mm_set_unstable(mm) mm_flags_set(MMF_UNSTABLE, mm)
+#else
+#define amt_mm_set_unstable(mm) set_bit(MMF_UNSTABLE, &(mm)->flags)
+#endif
+
+/*
+ * Zap a range of one VMA under mmap_read_lock, as MADV_DONTNEED does; the
+ * exported function: zap_page_range() (6.1), zap_page_range_single()
+ * (6.3 on), zap_vma_range() (7.x: 7.2 here).
+ */
+#if defined(AMT_HAVE_ZAP_VMA_RANGE)
+#define amt_zap_range(vma, start, size) zap_vma_range(vma, start, size)
+#elif defined(AMT_HAVE_ZAP_PAGE_RANGE)
+#define amt_zap_range(vma, start, size) zap_page_range(vma, start, size)
+#else
+#define amt_zap_range(vma, start, size) \
+	zap_page_range_single(vma, start, size, NULL)
+#endif
+
 /*
  * Drop the exe file's deny-write the way set_mm_exe_file(mm, NULL) does
  * (that function is not exported). v6.11 stopped denying writes to a running

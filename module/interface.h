@@ -18,7 +18,8 @@
  *   src     PERCPU: a per-CPU counter of the module, AMT_STAT_<name>, that
  *           one place increments (the module's enum amt_stat is generated
  *           from these lines); MODULE: a value debugfs.c computes
- *   unit    what one is: exits, calls, pages, mms, ns, pid, threads, bool
+ *   unit    what one is: exits, calls, pages, mms, chunks, ns, pid,
+ *           threads, bool
  *   metric  the Prometheus name after "async_mm_teardown_" (ns are
  *           exported in seconds, so their metric says seconds)
  *   label   the reason="..." of a labelled family, or "" for none
@@ -123,6 +124,16 @@
 	  "Late final drops of another process's address space (a vhost fd that outlived its owner), torn down inline: its memcg is not the dying task's.") \
 	X(late_users, COUNTER, PERCPU, mms, "late_users_total", "",		\
 	  "Deferred teardowns whose memory went with the mmput() of a late user (a /proc reader, swapoff, a userfaultfd release that took the dead mm meanwhile): counted as pending until it did.") \
+	X(zap_parallel, COUNTER, PERCPU, mms, "zap_parallel_total", "", \
+	  "Deferred teardowns whose private memory was freed in chunks, by the tearing-down task and helpers on idle CPUs, before the final mmput() (parallel=1, mms of 128 MiB freeable or more).") \
+	X(zap_chunks, COUNTER, PERCPU, chunks, "zap_chunks_total", "",	\
+	  "Chunks (up to 8 MiB of address space) zapped by parallel teardowns, by anyone.") \
+	X(zap_helper_chunks, COUNTER, PERCPU, chunks, "zap_helper_chunks_total", "", \
+	  "Chunks zapped by helpers on other CPUs, each started only while its CPU had nothing else to run.") \
+	X(zap_helpers_busy, COUNTER, PERCPU, calls, "zap_helpers_busy_total", "", \
+	  "Helpers asked for a parallel teardown that zapped nothing: their CPU had other work, or nothing was left when they started.") \
+	X(zap_pages, COUNTER, PERCPU, pages, "zap_pages_total", "",	\
+	  "Freeable (anonymous and swap) pages that parallel teardowns freed before the final mmput().") \
 	X(exit_site_known, GAUGE, MODULE, bool, "exit_site_known", "",		\
 	  "1 once exit_mm()'s call site has been learned (from the first exit after the load).") \
 	X(reaper_pid, GAUGE, MODULE, pid, "reaper_pid", "",			\
@@ -171,6 +182,8 @@
 	X(min_available_pct, RUNTIME, PERCENT,				\
 	  "a percentage of RAM from 0 to 50",				\
 	  "With oom_guard=1, keep every exit inline while MemAvailable is at or under this share of RAM: memory is short, and a userspace OOM killer (earlyoom) reads it right after its victim died. 0: never. Default 10.") \
+	X(parallel, RUNTIME, BOOL, "1 or 0 (y/n)",				\
+	  "Free the private memory of a large deferred teardown in chunks, on idle CPUs too, before its final mmput() (1), or on one CPU (0). Default 1.") \
 	X(reapers, LOAD, NUMBER,					\
 	  "a number of threads from 1 to " AMT_XSTR(AMT_MAX_REAPERS),	\
 	  "Number of mm_reaper threads, set at load. Default: one per online CPU, at least 2, at most 8.")

@@ -27,6 +27,7 @@
 #include "self.h"
 #include "stash.h"
 #include "suspend.h"
+#include "zap.h"
 
 /*
  * /sys/kernel/async_mm_teardown/drain: a write of a timeout in ms blocks
@@ -66,6 +67,9 @@ static int __init amt_init(void)
 	ret = amt_pending_init();
 	if (ret)
 		return ret;
+	ret = amt_zap_init();
+	if (ret)
+		goto err_zap;
 	/* Before the first teardown whose files a drain must see closed. */
 	amt_fput_init();
 	ret = amt_reaper_start(amt_nr_reapers);
@@ -127,6 +131,8 @@ err_debugfs:
 	amt_reaper_stop();
 err_reaper:
 	amt_fput_exit();
+	amt_zap_exit();
+err_zap:
 	amt_pending_exit();
 	return ret;
 }
@@ -150,6 +156,8 @@ static void __exit amt_exit(void)
 	/* Tears down the backlog before the thread stops. */
 	amt_reaper_stop();
 	amt_fput_exit();
+	/* no teardown runs any more: no helper either */
+	amt_zap_exit();
 	amt_pending_exit();
 	pr_info("unloaded\n");
 }

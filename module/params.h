@@ -15,6 +15,7 @@ extern unsigned long amt_thresh_pages;
 extern unsigned long amt_max_pending_pages;
 extern unsigned long amt_max_pending_gen;
 extern bool amt_oom_guard;
+extern bool amt_parallel;
 extern unsigned int amt_min_avail_pct;
 extern unsigned int amt_nr_reapers;
 

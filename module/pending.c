@@ -537,6 +537,7 @@ void amt_teardown(struct amt_entry *e, bool by_self)
 	bool late;
 
 	AMT_CHECK(e->state == AMT_RUNNING);
+	amt_zap(mm, e->pid, false);
 	/* The deferred reference, normally the last: __mmput() runs here. */
 	mmput(mm);
 	e->ns = ktime_get_ns() - t0;

@@ -15,6 +15,7 @@
 #include <linux/mm_types.h>
 #include <linux/sched.h>
 #include <linux/shrinker.h>
+#include "zap.h"
 
 /*
  * One deferred teardown. It owns the last mm_users reference of @mm from
@@ -55,17 +56,6 @@ struct amt_entry {
  * a stash, and the hand-off").
  */
 #define AMT_STASH_MAX	(HZ / 10)
-
-/*
- * What a teardown surely gives back: anonymous pages and swap entries. File
- * pages stay cached, and shmem ones may have other users (docs/design.md,
- * "What counts as freed").
- */
-static inline unsigned long amt_mm_freeable(struct mm_struct *mm)
-{
-	return get_mm_counter(mm, MM_ANONPAGES) +
-	       get_mm_counter(mm, MM_SWAPENTS);
-}
 
 enum amt_handoff_which {
 	AMT_HANDOFF_LATE,	/* stashed AMT_STASH_MAX ago or more */

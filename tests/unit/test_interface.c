@@ -64,7 +64,8 @@ static bool ends(const char *s, const char *tail)
 int main(void)
 {
 	static const char *const units[] = {
-		"exits", "calls", "pages", "mms", "ns", "pid", "threads", "bool",
+		"exits", "calls", "pages", "mms", "chunks", "ns", "pid",
+		"threads", "bool",
 	};
 	size_t i, j, verdicts = 0;
 

@@ -120,6 +120,7 @@ struct amtctl_metric {
 #define AMTCTL_NS_calls		false
 #define AMTCTL_NS_pages		false
 #define AMTCTL_NS_mms		false
+#define AMTCTL_NS_chunks	false
 #define AMTCTL_NS_ns		true
 #define AMTCTL_NS_pid		false
 #define AMTCTL_NS_threads	false

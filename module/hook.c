@@ -10,6 +10,7 @@
 #include <linux/hashtable.h>
 #include <linux/kallsyms.h>
 #include <linux/kernel.h>
+#include <linux/mmu_notifier.h>
 #include <linux/module.h>
 #include <linux/sched/mm.h>
 #include <linux/sched/signal.h>
@@ -61,8 +62,12 @@ static void amt_defer_exit(struct amt_entry *e, bool self)
 		amt_reaper_owe_wake();
 }
 
-/* Holding the last mm_users reference: false (counted) to tear down inline. */
-static bool amt_try_defer(struct mm_struct *mm)
+/*
+ * Holding the last mm_users reference (or, @pinned, one that only
+ * non-task holders share): false to tear down inline (counted) or, pinned,
+ * to drop it as mmput() would.
+ */
+static bool amt_try_defer(struct mm_struct *mm, bool pinned)
 {
 	struct amt_exit_facts facts = {
 		.enabled = READ_ONCE(amt_enabled),
@@ -99,6 +104,7 @@ static bool amt_try_defer(struct mm_struct *mm)
 		v = AMT_REJECT_NOMEM;
 		goto sync;
 	}
+	e->pinned = pinned;
 	/* (a mempolicy, or notifiers on 6.1: the reaper takes it) */
 	self = READ_ONCE(amt_mode) == AMT_MODE_SELF && amt_self_possible(mm);
 	/* A stash is uncapped: its own task frees it, within AMT_STASH_MAX. */
@@ -119,8 +125,41 @@ static bool amt_try_defer(struct mm_struct *mm)
 	amt_defer_exit(e, self);
 	return true;
 sync:
-	amt_stat_inc(v);
+	/* (a pinned drop is not final: no inline teardown to count) */
+	if (!pinned)
+		amt_stat_inc(v);
 	return false;
+}
+
+/*
+ * Is @mm, which others still hold, used by no task but current? Then the
+ * others (a /proc reader, a driver's get_task_mm()) only pin it, and its
+ * private memory may go at once (docs/design.md, "Pinned mms"). A thread
+ * still before its exit_mm(), a CLONE_VM sharer or a kthread that took it
+ * with kthread_use_mm() (vhost's worker on 6.1) keeps it whole. The own
+ * thread group first: only its last thread walks every task.
+ */
+static bool amt_only_pinned(struct mm_struct *mm)
+{
+	struct task_struct *p, *t;
+	bool used = false;
+
+	if (!READ_ONCE(amt_zap_pinned) || mm_has_notifiers(mm))
+		return false;
+	rcu_read_lock();
+	for_each_thread(current, t)
+		if (t != current && READ_ONCE(t->mm) == mm) {
+			used = true;
+			goto out;
+		}
+	for_each_process_thread(p, t)
+		if (t != current && READ_ONCE(t->mm) == mm) {
+			used = true;
+			goto out;
+		}
+out:
+	rcu_read_unlock();
+	return !used;
 }
 
 /*
@@ -138,6 +177,7 @@ struct amt_late {
 	struct signal_struct *sig;	/* compared, never followed */
 	struct mm_struct *mm;		/* compared, never followed */
 	unsigned long since;		/* jiffies */
+	bool pinned;			/* a pinned deferral was decided */
 };
 
 #define AMT_LATE_MAX 256
@@ -221,6 +261,24 @@ static bool amt_late_take(struct mm_struct *mm)
 	return r;
 }
 
+/*
+ * Once per process and mm (its record), the pinned deferral: threads that
+ * exit together all find the others' ->mm cleared, and one deferral of
+ * theirs is enough. Without a record (a full table), none.
+ */
+static bool amt_late_claim_pinned(struct mm_struct *mm)
+{
+	bool claimed = false;
+	struct amt_late *r;
+
+	spin_lock(&amt_late_lock);
+	r = amt_late_find(current->signal, mm);
+	if (r && !r->pinned)
+		claimed = r->pinned = true;
+	spin_unlock(&amt_late_lock);
+	return claimed;
+}
+
 /* Replaces exit_mm()'s mmput(): same prototype and context (may sleep). */
 static void amt_mmput_exit(struct mm_struct *mm)
 {
@@ -234,6 +292,10 @@ static void amt_mmput_exit(struct mm_struct *mm)
 	 * Not the last: drop ours as mmput() would; the last holder tears
 	 * down. add_unless makes "last" exact between threads exiting at once.
 	 */
+	/* others only pin it: our reference goes with a zap (pinned) */
+	if (large && atomic_read(&mm->mm_users) > 1 && amt_only_pinned(mm) &&
+	    amt_late_claim_pinned(mm) && amt_try_defer(mm, true))
+		goto out;
 	if (atomic_add_unless(&mm->mm_users, -1, 1)) {
 		amt_stat_inc(AMT_STAT_exit_not_last);
 		goto out;
@@ -241,7 +303,7 @@ static void amt_mmput_exit(struct mm_struct *mm)
 	/* The last reference, exit_mm()'s: the process's record is done. */
 	if (large)
 		amt_late_take(mm);
-	if (!amt_try_defer(mm))
+	if (!amt_try_defer(mm, false))
 		mmput(mm); /* called from module text: not redirected */
 out:
 	amt_redirect_done(&amt_mmput_redirect);
@@ -260,7 +322,7 @@ static void amt_mmput_late(struct mm_struct *mm)
 	} else if (!amt_late_take(mm)) {
 		amt_stat_inc(AMT_STAT_exit_late_foreign);
 		mmput(mm);
-	} else if (!amt_try_defer(mm)) {
+	} else if (!amt_try_defer(mm, false)) {
 		mmput(mm);
 	}
 	amt_redirect_done(&amt_mmput_redirect);

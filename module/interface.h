@@ -124,6 +124,8 @@
 	  "Late final drops of another process's address space (a vhost fd that outlived its owner), torn down inline: its memcg is not the dying task's.") \
 	X(late_users, COUNTER, PERCPU, mms, "late_users_total", "",		\
 	  "Deferred teardowns whose memory went with the mmput() of a late user (a /proc reader, swapoff, a userfaultfd release that took the dead mm meanwhile): counted as pending until it did.") \
+	X(pinned_zapped, COUNTER, PERCPU, mms, "pinned_zapped_total", "", \
+	  "Deferred teardowns whose address space holders that are not tasks still kept (a /proc reader, a driver's get_task_mm()): the private memory was zapped, the rest left to the holders (zap_pinned=1).") \
 	X(zap_parallel, COUNTER, PERCPU, mms, "zap_parallel_total", "", \
 	  "Deferred teardowns whose private memory was freed in chunks, by the tearing-down task and helpers on idle CPUs, before the final mmput() (parallel=1, mms of 128 MiB freeable or more).") \
 	X(zap_chunks, COUNTER, PERCPU, chunks, "zap_chunks_total", "",	\
@@ -184,6 +186,8 @@
 	  "With oom_guard=1, keep every exit inline while MemAvailable is at or under this share of RAM: memory is short, and a userspace OOM killer (earlyoom) reads it right after its victim died. 0: never. Default 10.") \
 	X(parallel, RUNTIME, BOOL, "1 or 0 (y/n)",				\
 	  "Free the private memory of a large deferred teardown in chunks, on idle CPUs too, before its final mmput() (1), or on one CPU (0). Default 1.") \
+	X(zap_pinned, RUNTIME, BOOL, "1 or 0 (y/n)",				\
+	  "When a dying process's address space is kept only by holders that are not tasks (a /proc reader, a driver), free its private memory at once instead of when the last holder lets go (1). Default 1.") \
 	X(reapers, LOAD, NUMBER,					\
 	  "a number of threads from 1 to " AMT_XSTR(AMT_MAX_REAPERS),	\
 	  "Number of mm_reaper threads, set at load. Default: one per online CPU, at least 2, at most 8.")

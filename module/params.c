@@ -115,6 +115,9 @@ module_param_cb(oom_guard, &amt_enabled_ops, &amt_oom_guard, 0644);
 bool amt_parallel = true;
 module_param_cb(parallel, &amt_enabled_ops, &amt_parallel, 0644);
 
+bool amt_zap_pinned = true;
+module_param_cb(zap_pinned, &amt_enabled_ops, &amt_zap_pinned, 0644);
+
 unsigned int amt_min_avail_pct = 10;
 
 static int amt_min_avail_set(const char *val, const struct kernel_param *kp)

@@ -16,6 +16,7 @@ extern unsigned long amt_max_pending_pages;
 extern unsigned long amt_max_pending_gen;
 extern bool amt_oom_guard;
 extern bool amt_parallel;
+extern bool amt_zap_pinned;
 extern unsigned int amt_min_avail_pct;
 extern unsigned int amt_nr_reapers;
 

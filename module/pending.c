@@ -537,7 +537,12 @@ void amt_teardown(struct amt_entry *e, bool by_self)
 	bool late;
 
 	AMT_CHECK(e->state == AMT_RUNNING);
-	amt_zap(mm, e->pid, false);
+	/* pinned still: its private memory goes now, the rest with them */
+	if (e->pinned && atomic_read(&mm->mm_users) > 1 &&
+	    amt_zap(mm, e->pid, true))
+		amt_stat_inc(AMT_STAT_pinned_zapped);
+	else
+		amt_zap(mm, e->pid, false);
 	/* The deferred reference, normally the last: __mmput() runs here. */
 	mmput(mm);
 	e->ns = ktime_get_ns() - t0;
@@ -549,7 +554,9 @@ void amt_teardown(struct amt_entry *e, bool by_self)
 		atomic_long_sub(amt_nice_weight(e->nice0), &amt_reaper_w);
 		atomic_long_dec(&amt_reaper_n);
 	}
-	late = atomic_read(&mm->mm_users) || amt_mm_freeable_exact(mm);
+	/* (a pinned mm's holders keep only what the zap left, as inline) */
+	late = !e->pinned &&
+	       (atomic_read(&mm->mm_users) || amt_mm_freeable_exact(mm));
 	if (late) {
 		amt_stat_inc(AMT_STAT_late_users);
 		spin_lock(&amt_lock);

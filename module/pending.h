@@ -48,6 +48,7 @@ struct amt_entry {
 	u64 ns;			/* how long our mmput() took */
 	struct list_head linger; /* on amt_lingering: a late user has it */
 	bool to_reaper;		/* stashed under a leader for the reaper */
+	bool pinned;		/* non-task holders shared it at the drop */
 };
 
 /*

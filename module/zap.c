@@ -134,7 +134,7 @@ static void amt_zap_call_helpers(struct amt_zap *z, unsigned int max)
  *	reference and calls mmput() after this
  * @pid: its task, for the tracepoint
  * @pinned: another holder keeps the mm (the caller's reference is not
- *	the last)
+ *	the last): zap even without helpers
  *
  * MMF_UNSTABLE first, as the OOM reaper does: a late reader that faults
  * on a zapped page gets an error, not a zero page. The caller zaps its
@@ -143,19 +143,21 @@ static void amt_zap_call_helpers(struct amt_zap *z, unsigned int max)
  *
  * Context: process context, no locks held; sleeps.
  *
- * Return: true if it zapped (worth it, allowed, memory for the helpers).
+ * Return: true if it zapped: with helpers (parallel=1, AMT_ZAP_MIN_PAGES
+ * or more), or alone for a pinned mm.
  */
 bool amt_zap(struct mm_struct *mm, pid_t pid, bool pinned)
 {
-	unsigned int i, max = min_t(unsigned int, num_online_cpus() - 1,
-				    AMT_ZAP_HELPERS);
 	unsigned long before = amt_mm_freeable(mm), after;
+	unsigned int i, max = 0;
 	struct amt_zap *z;
 	u64 t0;
 
-	/* a notifier's invalidate may wait for a device: one CPU, later */
-	if (!READ_ONCE(amt_parallel) || !max || before < AMT_ZAP_MIN_PAGES ||
-	    mm_has_notifiers(mm))
+	if (READ_ONCE(amt_parallel) && before >= AMT_ZAP_MIN_PAGES)
+		max = min_t(unsigned int, num_online_cpus() - 1,
+			    AMT_ZAP_HELPERS);
+	/* a notifier's invalidate may wait for a device: exit_mmap() does it */
+	if ((!max && !pinned) || mm_has_notifiers(mm))
 		return false;
 	z = kzalloc(struct_size(z, helpers, max), GFP_KERNEL | __GFP_NOWARN);
 	if (!z)
@@ -170,7 +172,8 @@ bool amt_zap(struct mm_struct *mm, pid_t pid, bool pinned)
 	for (i = 0; i < z->nr_helpers; i++)
 		cancel_work_sync(&z->helpers[i].work);
 	after = amt_mm_freeable(mm);
-	amt_stat_inc(AMT_STAT_zap_parallel);
+	if (max)
+		amt_stat_inc(AMT_STAT_zap_parallel);
 	amt_stat_add(AMT_STAT_zap_chunks, atomic_read(&z->chunks));
 	amt_stat_add(AMT_STAT_zap_helper_chunks, atomic_read(&z->helper_chunks));
 	amt_stat_add(AMT_STAT_zap_helpers_busy,

@@ -62,6 +62,8 @@ static const struct amtctl_cmd amtctl_cmds[] = {
 	  "                             (default), or the mm_reaper threads\n"
 	  "  parallel=1|0|y|n           free a large deferred mm on idle CPUs\n"
 	  "                             too (1) or on one CPU (0)\n"
+	  "  zap_pinned=1|0|y|n         free a dead process's memory while a\n"
+	  "                             /proc reader or driver holds its mm\n"
 	  "  oom_guard=1|0|y|n          keep queued memory from causing OOM\n"
 	  "                             kills (1; 0 only to measure)\n"
 	  "  min_available_pct=PCT      with oom_guard, defer nothing while\n"

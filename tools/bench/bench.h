@@ -2,7 +2,7 @@
 /*
  * exit_latency, the benchmark of make bench (main.c says what it measures):
  * what its sections share. One file per section (latency.c, parallel.c,
- * spawn.c, cpu.c, wake.c, cpusplit.c, busy.c, prefork.c), listed in main.c's table, each
+ * spawn.c, cpu.c, wake.c, cpusplit.c, busy.c, prefork.c, zap.c), listed in main.c's table, each
  * filling its result struct; helpers in common.c; the targets in
  * targets.c; render.c writes the results as text and as JSON.
  */
@@ -47,7 +47,7 @@ extern const char *trace_path;
 /* The sections --only can name, in the order they run (main.c's table). */
 enum section {
 	S_LATENCY, S_PARALLEL, S_SPAWN, S_CPU, S_WAKE, S_CPUSPLIT, S_BUSY,
-	S_PREFORK, NR_SECTIONS
+	S_PREFORK, S_ZAP, NR_SECTIONS
 };
 extern unsigned int sections;
 #define RUNS(sec) (sections & (1U << (sec)))
@@ -66,6 +66,11 @@ struct cpu_res {
 	double preempted;		/* the reaper, per teardown */
 	double migrated;		/* the reaper, per teardown; < 0: unknown */
 };
+
+/* 10. zap: variants, in the order they rotate */
+enum zap_var { ZV_SYNC, ZV_REAPER_ONE, ZV_REAPER_PAR, ZV_SELF_ONE,
+	       ZV_SELF_PAR, NR_ZAP_VAR };
+#define NR_ZAP_SIZES 4
 
 /*
  * What the sections found. Each section's function measures and fills its
@@ -190,6 +195,14 @@ struct target_result {
 	struct target t[MAX_TARGETS];
 };
 
+struct zap_result {			/* 10. zap */
+	int n;				/* rounds */
+	bool have_self;
+	unsigned long mb[NR_ZAP_SIZES];
+	struct dist back[NR_ZAP_SIZES][NR_ZAP_VAR];	/* memory back */
+	long helper_chunks[NR_ZAP_SIZES];	/* all rounds, parallel=1 */
+};
+
 struct results {
 	struct run_info run;
 	struct lat_result latency;
@@ -201,6 +214,7 @@ struct results {
 	struct split_result cpusplit;
 	struct busy_result busy;
 	struct prefork_result prefork;
+	struct zap_result zap;
 	struct target_result targets;
 };
 
@@ -233,6 +247,7 @@ void bench_wake(struct results *r);
 void bench_cpusplit(struct results *r);
 void bench_busy(struct results *r);
 void bench_prefork(struct results *r);
+void bench_zap(struct results *r);
 
 /* targets.c: the targets of issue 5, from the sections that ran */
 void check_targets(struct results *r);
@@ -249,6 +264,7 @@ void render_wake(const struct results *r);
 void render_cpusplit(const struct results *r);
 void render_busy(const struct results *r);
 void render_prefork(const struct results *r);
+void render_zap(const struct results *r);
 void render_targets(const struct results *r);
 void render_json_end(double elapsed_s);
 void render_text_end(double elapsed_s);

@@ -37,13 +37,15 @@
  *     every CPU (nice 0, then -5): time until their memory is back;
  *  9. prefork: a prefork server forking workers of 96 MiB while it kills
  *     others, a CPU burner on every CPU: fork() latency p50/p99/max, and
- *     the respawn (kill to the replacement's fork() returning).
+ *     the respawn (kill to the replacement's fork() returning);
+ * 10. zap: one child of 64 MiB to 1 GiB killed, the second CPU idle:
+ *     memory back with parallel=0 and parallel=1 in each mode, and inline.
  *
  * A configuration this kernel refuses (mode=self on 6.1-RT) is skipped
  * by busy and prefork; the other sections need all three.
  *
  * --only runs the named sections alone (latency, parallel, spawn, cpu,
- * wake, cpusplit, busy, prefork; 5. comes with 2. and 4.). --spawn-only is --only=spawn: make
+ * wake, cpusplit, busy, prefork, zap; 5. comes with 2. and 4.). --spawn-only is --only=spawn: make
  * bench-icount runs it under QEMU's -icount, where guest time counts
  * instructions and host noise vanishes. --spawn-settle is the idle time
  * after each insmod or rmmod of 3. before its loops are timed (default
@@ -102,6 +104,7 @@ static const struct section_def {
 	{ "cpusplit", S_CPUSPLIT, "where the reaper's extra CPU goes", bench_cpusplit, render_cpusplit },
 	{ "busy", S_BUSY, "memory back with a CPU burner on every CPU", bench_busy, render_busy },
 	{ "prefork", S_PREFORK, "a prefork server's fork() while its workers die, CPUs busy", bench_prefork, render_prefork },
+	{ "zap", S_ZAP, "one large kill, the second CPU idle: memory back with and without helpers", bench_zap, render_zap },
 };
 #define NR_TABLE (sizeof(section_table) / sizeof(section_table[0]))
 #define ALL_SECTIONS ((1U << NR_SECTIONS) - 1)

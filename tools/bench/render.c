@@ -540,3 +540,41 @@ void write_plot(const char *path, const struct lat_result *l)
 	}
 	fclose(f);
 }
+
+void render_zap(const struct results *res)
+{
+	static const char *const var[NR_ZAP_VAR] = {
+		"sync", "reaper_one_cpu", "reaper_parallel", "self_one_cpu",
+		"self_parallel",
+	};
+	const struct zap_result *r = &res->zap;
+	int i, v;
+
+	out_text("\n10. one child killed, the second CPU idle: memory back, ms, median (p90 / p99) of %d; parallel/one CPU\n",
+		 r->n);
+	out_text("%-6s | %-20s | %-20s | %-20s | %-20s | %-20s | %s\n", "MiB",
+		 "sync", "reaper, one CPU", "reaper, parallel", "self, one CPU",
+		 "self, parallel", "reaper, self; helper chunks");
+	out_arr("zap", 0);
+	for (i = 0; i < NR_ZAP_SIZES; i++) {
+		out_item();
+		out_int("size_mb", "%-6ld |", r->mb[i]);
+		for (v = 0; v < NR_ZAP_VAR; v++) {
+			if (v >= ZV_SELF_ONE && !r->have_self) {
+				out_text(" %-20s |", "refused here");
+				continue;
+			}
+			out_dist(var[v], " %6.1f (%5.1f / %5.1f) |",
+				 &r->back[i][v]);
+		}
+		out_text(" %.2fx", r->back[i][ZV_REAPER_PAR].med /
+			 r->back[i][ZV_REAPER_ONE].med);
+		if (r->have_self)
+			out_text(" %.2fx", r->back[i][ZV_SELF_PAR].med /
+				 r->back[i][ZV_SELF_ONE].med);
+		out_int("helper_chunks", "; %ld", r->helper_chunks[i]);
+		out_text("\n");
+		out_end();
+	}
+	out_end();
+}

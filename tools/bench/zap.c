@@ -1,0 +1,60 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * exit_latency section 10, zap: one child of N MiB killed, the second CPU
+ * idle: the time until its memory is back with the teardown on one CPU
+ * (parallel=0) and with helpers on idle CPUs (parallel=1), in each mode,
+ * next to inline; the sizes around AMT_ZAP_MIN_PAGES say where the
+ * helpers start to pay. A drain waits for the teardown (it sleeps: a
+ * poller would take the helper's idle CPU).
+ */
+#include "bench.h"
+
+static const unsigned long zap_mb[NR_ZAP_SIZES] = { 64, 128, 256, 1024 };
+
+static uint64_t zap_round(int v, unsigned long mb, long *helper_chunks)
+{
+	long h0, base;
+	uint64_t t0, ns;
+	pid_t pid;
+
+	set_cfg(v == ZV_SYNC ? SYNC : v <= ZV_REAPER_PAR ? REAPER : SELF);
+	amt_param_set("parallel",
+		      v == ZV_REAPER_PAR || v == ZV_SELF_PAR ? "1" : "0");
+	h0 = amt_stat("zap_helper_chunks");
+	base = amt_mem_back_kb();
+	pid = amt_hog(mb, AMT_HOG_ANON);
+	t0 = amt_now_ns();
+	kill(pid, SIGKILL);
+	amt_reap(pid);
+	ns = amt_mem_back_ns(base, MEM_TOL_KB, t0, 120);
+	*helper_chunks += amt_stat("zap_helper_chunks") - h0;
+	amt_param_set("parallel", "1");
+	return ns;
+}
+
+void bench_zap(struct results *res)
+{
+	struct zap_result *r = &res->zap;
+	uint64_t back[NR_ZAP_VAR][MAX_SAMPLES];
+	int i, j, v, round, n = quick ? 2 : rounds;
+
+	r->n = n;
+	r->have_self = cfg_available(SELF);
+	for (i = 0; i < NR_ZAP_SIZES; i++) {
+		r->mb[i] = zap_mb[i];
+		r->helper_chunks[i] = 0;
+		fprintf(stderr, "# zap: %lu MiB\n", zap_mb[i]);
+		for (round = 0; round < n; round++)
+			for (j = 0; j < NR_ZAP_VAR; j++) {
+				v = (round + j) % NR_ZAP_VAR;
+				if (v >= ZV_SELF_ONE && !r->have_self)
+					continue;
+				back[v][round] = zap_round(v, zap_mb[i],
+							   &r->helper_chunks[i]);
+			}
+		for (v = 0; v < NR_ZAP_VAR; v++)
+			if (v < ZV_SELF_ONE || r->have_self)
+				r->back[i][v] = dist_of(back[v], n);
+	}
+	settle();
+}

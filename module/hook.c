@@ -132,26 +132,35 @@ sync:
 }
 
 /*
- * Is @mm, which others still hold, used by no task but current? Then the
- * others (a /proc reader, a driver's get_task_mm()) only pin it, and its
- * private memory may go at once (docs/design.md, "Pinned mms"). A thread
- * still before its exit_mm(), a CLONE_VM sharer or a kthread that took it
- * with kthread_use_mm() (vhost's worker on 6.1) keeps it whole. The own
+ * Is @mm used by no task but current, and held by more than the threads
+ * of its group that may still be on their way to their own drop? Then a
+ * holder that is not a task (a /proc reader, a driver's get_task_mm())
+ * pins it, and its private memory may go at once (docs/design.md, "Pinned
+ * mms"). A thread before its exit_mm(), a CLONE_VM sharer or a kthread
+ * that took it with kthread_use_mm() (vhost's worker on 6.1) keeps it
+ * whole. A sibling with ->mm cleared and no exit_state may hold its
+ * reference still: only references beyond those prove a pin. The own
  * thread group first: only its last thread walks every task.
  */
 static bool amt_only_pinned(struct mm_struct *mm)
 {
 	struct task_struct *p, *t;
+	int maybe = 0;
 	bool used = false;
 
 	if (!READ_ONCE(amt_zap_pinned) || mm_has_notifiers(mm))
 		return false;
 	rcu_read_lock();
-	for_each_thread(current, t)
-		if (t != current && READ_ONCE(t->mm) == mm) {
+	for_each_thread(current, t) {
+		if (t == current)
+			continue;
+		if (READ_ONCE(t->mm) == mm) {
 			used = true;
 			goto out;
 		}
+		if (!READ_ONCE(t->exit_state))
+			maybe++;
+	}
 	for_each_process_thread(p, t)
 		if (t != current && READ_ONCE(t->mm) == mm) {
 			used = true;
@@ -159,7 +168,7 @@ static bool amt_only_pinned(struct mm_struct *mm)
 		}
 out:
 	rcu_read_unlock();
-	return !used;
+	return !used && atomic_read(&mm->mm_users) - 1 > maybe;
 }
 
 /*

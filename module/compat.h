@@ -94,17 +94,20 @@ static __always_inline void amt_fregs_set_ip(struct ftrace_regs *fregs,
 #endif
 
 /*
- * Zap a range of one VMA under mmap_read_lock, as MADV_DONTNEED does; the
- * exported function: zap_page_range() (6.1), zap_page_range_single()
- * (6.3 on), zap_vma_range() (7.x: 7.2 here).
+ * Zap a range of one VMA under mmap_read_lock, as MADV_DONTNEED does, with
+ * the exported function: zap_page_range() (6.1), zap_vma_range() (7.x).
+ * Between them (6.3 to 6.x, 6.12 among them) none is exported
+ * (zap_page_range_single() is not): no parallel teardown, no pinned zap.
  */
 #if defined(AMT_HAVE_ZAP_VMA_RANGE)
 #define amt_zap_range(vma, start, size) zap_vma_range(vma, start, size)
+#define amt_can_zap() true
 #elif defined(AMT_HAVE_ZAP_PAGE_RANGE)
 #define amt_zap_range(vma, start, size) zap_page_range(vma, start, size)
+#define amt_can_zap() true
 #else
-#define amt_zap_range(vma, start, size) \
-	zap_page_range_single(vma, start, size, NULL)
+#define amt_zap_range(vma, start, size) do { } while (0)
+#define amt_can_zap() false
 #endif
 
 /*

@@ -74,8 +74,11 @@ static bool amt_try_defer(struct mm_struct *mm, bool pinned)
 		.rss = get_mm_rss(mm),
 		.thresh = READ_ONCE(amt_thresh_pages),
 	};
-	/* every final drop forgets its mm in the OOM ring (oom.c) */
-	bool oom_ring = amt_oom_ring_take(mm);
+	/*
+	 * Every final drop forgets its mm in the OOM ring (oom.c); a pinned
+	 * one is not final, and has no CLONE_VM sharer to catch.
+	 */
+	bool oom_ring = !pinned && amt_oom_ring_take(mm);
 	struct amt_entry *e;
 	enum amt_verdict v;
 	bool self;
@@ -93,6 +96,16 @@ static bool amt_try_defer(struct mm_struct *mm, bool pinned)
 			facts.low_memory = amt_low_memory();
 			amt_memcg_facts(mm, facts.rss, &facts);
 			facts.aio = amt_mm_has_aio(mm);
+			/*
+			 * Pinned, the memory waits for the holders without
+			 * us: the gates that keep memory from waiting longer
+			 * than inline do not apply, least of all under
+			 * pressure. The victim and AIO gates do.
+			 */
+			if (pinned)
+				facts.pressure = facts.low_memory =
+					facts.memcg_full =
+					facts.memcg_shmem_full = false;
 		}
 	}
 	v = amt_decide(&facts);
@@ -107,8 +120,11 @@ static bool amt_try_defer(struct mm_struct *mm, bool pinned)
 	e->pinned = pinned;
 	/* (a mempolicy, or notifiers on 6.1: the reaper takes it) */
 	self = READ_ONCE(amt_mode) == AMT_MODE_SELF && amt_self_possible(mm);
-	/* A stash is uncapped: its own task frees it, within AMT_STASH_MAX. */
-	if (!amt_pending_charge(e->charged, !self)) {
+	/*
+	 * A stash is uncapped: its own task frees it, within AMT_STASH_MAX;
+	 * so is a pinned entry, whose memory is held in any case.
+	 */
+	if (!amt_pending_charge(e->charged, !self && !pinned)) {
 		amt_entry_free(e);
 		v = AMT_REJECT_BUDGET;
 		goto sync;
@@ -148,7 +164,10 @@ static bool amt_only_pinned(struct mm_struct *mm)
 	int maybe = 0;
 	bool used = false;
 
-	if (!READ_ONCE(amt_zap_pinned) || mm_has_notifiers(mm))
+	/* a CLONE_VM sharer's references could be in flight like a sibling's */
+	if (!READ_ONCE(amt_zap_pinned) || !READ_ONCE(amt_enabled) ||
+	    !amt_can_zap() || mm_has_notifiers(mm) ||
+	    amt_mm_flag(mm, MMF_MULTIPROCESS))
 		return false;
 	rcu_read_lock();
 	for_each_thread(current, t) {
@@ -190,6 +209,8 @@ struct amt_late {
 };
 
 #define AMT_LATE_MAX 256
+/* a claimed record only stops siblings exiting at the same moment */
+#define AMT_LATE_PINNED_AGE HZ
 #define AMT_LATE_AGE (10 * HZ)
 static DEFINE_HASHTABLE(amt_late_table, 6);
 static DEFINE_SPINLOCK(amt_late_lock);
@@ -240,7 +261,8 @@ static void amt_late_record(struct mm_struct *mm)
 	n->since = jiffies;
 	spin_lock(&amt_late_lock);
 	hash_for_each_safe(amt_late_table, bkt, tmp, r, node)
-		if (time_after(jiffies, r->since + AMT_LATE_AGE))
+		if (time_after(jiffies, r->since +
+				       (r->pinned ? AMT_LATE_PINNED_AGE : AMT_LATE_AGE)))
 			amt_late_del(r);
 	/* another thread of the process may have recorded it meanwhile */
 	if (amt_nr_late < AMT_LATE_MAX && !amt_late_find(sig, mm)) {
@@ -288,6 +310,18 @@ static bool amt_late_claim_pinned(struct mm_struct *mm)
 	return claimed;
 }
 
+/* The deferral claimed was refused: a sibling may claim it. */
+static void amt_late_unclaim_pinned(struct mm_struct *mm)
+{
+	struct amt_late *r;
+
+	spin_lock(&amt_late_lock);
+	r = amt_late_find(current->signal, mm);
+	if (r)
+		r->pinned = false;
+	spin_unlock(&amt_late_lock);
+}
+
 /* Replaces exit_mm()'s mmput(): same prototype and context (may sleep). */
 static void amt_mmput_exit(struct mm_struct *mm)
 {
@@ -303,8 +337,11 @@ static void amt_mmput_exit(struct mm_struct *mm)
 	 */
 	/* others only pin it: our reference goes with a zap (pinned) */
 	if (large && atomic_read(&mm->mm_users) > 1 && amt_only_pinned(mm) &&
-	    amt_late_claim_pinned(mm) && amt_try_defer(mm, true))
-		goto out;
+	    amt_late_claim_pinned(mm)) {
+		if (amt_try_defer(mm, true))
+			goto out;
+		amt_late_unclaim_pinned(mm);
+	}
 	if (atomic_add_unless(&mm->mm_users, -1, 1)) {
 		amt_stat_inc(AMT_STAT_exit_not_last);
 		goto out;

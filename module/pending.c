@@ -534,15 +534,15 @@ void amt_teardown(struct amt_entry *e, bool by_self)
 {
 	struct mm_struct *mm = e->mm;
 	u64 t0 = ktime_get_ns();
-	bool late;
+	bool late, pinned;
 
 	AMT_CHECK(e->state == AMT_RUNNING);
 	/* pinned still: its private memory goes now, the rest with them */
-	if (e->pinned && atomic_read(&mm->mm_users) > 1 &&
-	    amt_zap(mm, e->pid, true))
+	pinned = e->pinned && READ_ONCE(amt_zap_pinned) &&
+		 atomic_read(&mm->mm_users) > 1;
+	pinned = amt_zap(mm, e->pid, pinned) && pinned;
+	if (pinned)
 		amt_stat_inc(AMT_STAT_pinned_zapped);
-	else
-		amt_zap(mm, e->pid, false);
 	/* The deferred reference, normally the last: __mmput() runs here. */
 	mmput(mm);
 	e->ns = ktime_get_ns() - t0;
@@ -554,8 +554,8 @@ void amt_teardown(struct amt_entry *e, bool by_self)
 		atomic_long_sub(amt_nice_weight(e->nice0), &amt_reaper_w);
 		atomic_long_dec(&amt_reaper_n);
 	}
-	/* (a pinned mm's holders keep only what the zap left, as inline) */
-	late = !e->pinned &&
+	/* (a zapped pinned mm's holders keep what is left, as inline) */
+	late = !pinned &&
 	       (atomic_read(&mm->mm_users) || amt_mm_freeable_exact(mm));
 	if (late) {
 		amt_stat_inc(AMT_STAT_late_users);

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Parallel zap: before the final mmput() of a large dead mm, its private
- * memory is freed in chunks by the task that tears it down and by helpers
- * on CPUs that have nothing else to run, so that exit_mmap() then finds
- * little left (docs/design.md, "Parallel teardown").
+ * anonymous memory is freed in chunks by the task that tears it down and
+ * by helpers on CPUs that have nothing else to run, so that exit_mmap()
+ * then finds little left (docs/design.md, "Parallel teardown").
  *
  * Copyright (C) 2026 The async_mm_teardown authors.
  */
@@ -16,7 +16,6 @@
 #include <linux/sched/stat.h>
 #include <linux/sizes.h>
 #include <linux/slab.h>
-#include <linux/spinlock.h>
 #include <linux/workqueue.h>
 #include "amt_trace.h"
 #include "params.h"
@@ -24,9 +23,10 @@
 #include "zap.h"
 
 /*
- * Address space per chunk: a few milliseconds of zapping, the longest a
- * helper keeps a CPU on which other work became runnable, and the longest
- * the teardown waits for a helper once nothing is left to claim.
+ * Chunks end on multiples of this (not to split huge pages): a few
+ * milliseconds of zapping, the CPU time a helper keeps a CPU on which
+ * other work became runnable, and the teardown waits for a helper once
+ * nothing is left to claim.
  */
 #define AMT_ZAP_CHUNK	SZ_8M
 #define AMT_ZAP_HELPERS	8
@@ -36,15 +36,13 @@ struct amt_zap;
 struct amt_zap_helper {
 	struct work_struct work;
 	struct amt_zap *zap;
+	unsigned int chunks;
 };
 
 struct amt_zap {
 	struct mm_struct *mm;
-	spinlock_t lock;
-	unsigned long next;	/* under lock: the first address not claimed */
+	unsigned long next;	/* the first address not claimed (cmpxchg) */
 	atomic_t chunks;
-	atomic_t helper_chunks;
-	atomic_t helpers_idle;	/* helpers that found a CPU with nothing else */
 	unsigned int nr_helpers;
 	struct amt_zap_helper helpers[];
 };
@@ -52,36 +50,45 @@ struct amt_zap {
 static struct workqueue_struct *amt_zap_wq;
 
 /*
- * The OOM reaper's rule (__oom_reap_task_mm()): not hugetlb nor PFN maps,
- * and private; with an anon_vma, or there is nothing of its own to free.
+ * Anonymous only: a zapped private file mapping would fault the file's
+ * page back in on a late read (fault-around checks no MMF_UNSTABLE), not
+ * the process's copy. Never hugetlb nor PFN maps (the OOM reaper's rule);
+ * an anon_vma, or there is nothing to free.
  */
 static bool amt_zap_vma_ok(struct vm_area_struct *vma)
 {
-	return !(vma->vm_flags & (VM_HUGETLB | VM_PFNMAP | VM_SHARED)) &&
-	       vma->anon_vma;
+	return vma_is_anonymous(vma) && vma->anon_vma &&
+	       !(vma->vm_flags & (VM_HUGETLB | VM_PFNMAP | VM_SHARED));
 }
 
 /*
  * Claim and zap the next chunk, under mmap_read_lock like MADV_DONTNEED.
  * The VMAs do not change meanwhile: no task runs on the mm, and a late
- * mmget_not_zero() user that would change them needs the write lock.
+ * mmget_not_zero() user that would change them needs the write lock. The
+ * claim is a cmpxchg of the cursor: a claimant that lost the race scans
+ * again from the winner's end.
  */
 static bool amt_zap_one(struct amt_zap *z)
 {
+	unsigned long from, start, end;
 	struct vm_area_struct *vma;
-	unsigned long start = 0, end = 0;
 
 	mmap_read_lock(z->mm);
-	spin_lock(&z->lock);
-	for (vma = find_vma(z->mm, z->next); vma && !amt_zap_vma_ok(vma);
-	     vma = find_vma(z->mm, vma->vm_end))
-		;
-	if (vma) {
-		start = max(z->next, vma->vm_start);
-		end = min(vma->vm_end, start + AMT_ZAP_CHUNK);
+	for (;;) {
+		from = READ_ONCE(z->next);
+		if (from == ULONG_MAX) {
+			vma = NULL;
+			break;
+		}
+		for (vma = find_vma(z->mm, from); vma && !amt_zap_vma_ok(vma);
+		     vma = find_vma(z->mm, vma->vm_end))
+			;
+		start = vma ? max(from, vma->vm_start) : 0;
+		end = vma ? min(vma->vm_end, ALIGN(start + 1, AMT_ZAP_CHUNK)) :
+			    ULONG_MAX;
+		if (cmpxchg(&z->next, from, end) == from)
+			break;
 	}
-	z->next = vma ? end : ULONG_MAX;
-	spin_unlock(&z->lock);
 	if (vma)
 		amt_zap_range(vma, start, end - start);
 	mmap_read_unlock(z->mm);
@@ -96,19 +103,16 @@ static bool amt_zap_one(struct amt_zap *z)
  */
 static void amt_zap_help(struct work_struct *w)
 {
-	struct amt_zap *z = container_of(w, struct amt_zap_helper, work)->zap;
+	struct amt_zap_helper *h = container_of(w, struct amt_zap_helper, work);
 
-	if (!single_task_running())
-		return;
-	atomic_inc(&z->helpers_idle);
-	while (amt_zap_one(z)) {
-		atomic_inc(&z->helper_chunks);
-		if (!single_task_running())
-			break;
-	}
+	while (single_task_running() && amt_zap_one(h->zap))
+		h->chunks++;
 }
 
-/* Ask up to AMT_ZAP_HELPERS other housekeeping CPUs for help. */
+/*
+ * Ask up to @max other CPUs for help: online, and housekeeping for
+ * kthreads, scheduling domains and workqueues (not nohz_full or isolated).
+ */
 static void amt_zap_call_helpers(struct amt_zap *z, unsigned int max)
 {
 	unsigned int cpu, self = raw_smp_processor_id();
@@ -119,7 +123,8 @@ static void amt_zap_call_helpers(struct amt_zap *z, unsigned int max)
 			break;
 		if (cpu == self ||
 		    !housekeeping_test_cpu(cpu, HK_TYPE_KTHREAD) ||
-		    !housekeeping_test_cpu(cpu, HK_TYPE_DOMAIN))
+		    !housekeeping_test_cpu(cpu, HK_TYPE_DOMAIN) ||
+		    !housekeeping_test_cpu(cpu, HK_TYPE_WQ))
 			continue;
 		h = &z->helpers[z->nr_helpers++];
 		h->zap = z;
@@ -133,8 +138,8 @@ static void amt_zap_call_helpers(struct amt_zap *z, unsigned int max)
  * @mm: an mm no task runs on any more; the caller holds an mm_users
  *	reference and calls mmput() after this
  * @pid: its task, for the tracepoint
- * @pinned: another holder keeps the mm (the caller's reference is not
- *	the last): zap even without helpers
+ * @pinned: holders that are not tasks keep the mm (the caller's reference
+ *	is not the last): zap even without helpers
  *
  * MMF_UNSTABLE first, as the OOM reaper does: a late reader that faults
  * on a zapped page gets an error, not a zero page. The caller zaps its
@@ -149,53 +154,62 @@ static void amt_zap_call_helpers(struct amt_zap *z, unsigned int max)
 bool amt_zap(struct mm_struct *mm, pid_t pid, bool pinned)
 {
 	unsigned long before = amt_mm_freeable(mm), after;
-	unsigned int i, max = 0;
-	struct amt_zap *z;
+	unsigned int i, helped = 0, max = 0;
+	struct amt_zap alone = { .mm = mm }, *z = &alone;
 	u64 t0;
 
+	if (!amt_can_zap() || mm_has_notifiers(mm))
+		return false;
 	if (READ_ONCE(amt_parallel) && before >= AMT_ZAP_MIN_PAGES)
 		max = min_t(unsigned int, num_online_cpus() - 1,
 			    AMT_ZAP_HELPERS);
-	/* a notifier's invalidate may wait for a device: exit_mmap() does it */
-	if ((!max && !pinned) || mm_has_notifiers(mm))
-		return false;
-	z = kzalloc(struct_size(z, helpers, max), GFP_KERNEL | __GFP_NOWARN);
-	if (!z)
+	/* no reclaim on the way to freeing memory: alone then */
+	if (max)
+		z = kzalloc(struct_size(z, helpers, max),
+			    GFP_NOWAIT | __GFP_NOWARN);
+	if (!z) {
+		z = &alone;
+		max = 0;
+	}
+	if (!max && !pinned)
 		return false;
 	t0 = ktime_get_ns();
 	z->mm = mm;
-	spin_lock_init(&z->lock);
 	amt_mm_set_unstable(mm);
 	amt_zap_call_helpers(z, max);
 	while (amt_zap_one(z))
 		;
-	for (i = 0; i < z->nr_helpers; i++)
+	for (i = 0; i < z->nr_helpers; i++) {
 		cancel_work_sync(&z->helpers[i].work);
+		helped += z->helpers[i].chunks;
+		if (!z->helpers[i].chunks)
+			amt_stat_inc(AMT_STAT_zap_helpers_busy);
+	}
 	after = amt_mm_freeable(mm);
-	if (max)
+	if (z->nr_helpers)
 		amt_stat_inc(AMT_STAT_zap_parallel);
 	amt_stat_add(AMT_STAT_zap_chunks, atomic_read(&z->chunks));
-	amt_stat_add(AMT_STAT_zap_helper_chunks, atomic_read(&z->helper_chunks));
-	amt_stat_add(AMT_STAT_zap_helpers_busy,
-		     z->nr_helpers - atomic_read(&z->helpers_idle));
+	amt_stat_add(AMT_STAT_zap_helper_chunks, helped);
 	amt_stat_add(AMT_STAT_zap_pages, before > after ? before - after : 0);
 	trace_mm_reaper_zap(pid, before > after ? before - after : 0,
-			    atomic_read(&z->chunks),
-			    atomic_read(&z->helper_chunks), z->nr_helpers,
+			    atomic_read(&z->chunks), helped, z->nr_helpers,
 			    ktime_get_ns() - t0, pinned);
-	kfree(z);
+	if (z != &alone)
+		kfree(z);
 	return true;
 }
 
 /**
- * amt_zap_init() - the helpers' workqueue (per-CPU, not freezable: a
- * helper runs only inside a teardown, which waits for it)
+ * amt_zap_init() - the helpers' workqueue: per-CPU, CPU-intensive (a
+ * helper does not sleep, and must not hold up the CPU's other work
+ * items), not freezable (a helper runs only inside a teardown, which
+ * waits for it)
  *
  * Return: 0 or -ENOMEM.
  */
 int amt_zap_init(void)
 {
-	amt_zap_wq = alloc_workqueue("amt_zap", 0, 0);
+	amt_zap_wq = alloc_workqueue("amt_zap", WQ_CPU_INTENSIVE, 0);
 	return amt_zap_wq ? 0 : -ENOMEM;
 }
 

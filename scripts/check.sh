@@ -73,6 +73,10 @@ took unit+style
 # in exit_mm(), leaves out the tests of policy and interface that take no
 # exit path of their own (the RT boot, preemptible everywhere, runs them).
 workloads=' 36_cgroup_rmdir 37_crun_lifecycle 38_restart_loop 39_userspace_oom '
+# (and the large-kill tests of parallel teardown and pinned zaps, 1-2 min
+# each: what they exercise, the exported range zap, does not change with
+# the preemption model; plain boots only, to keep .ci/run in its time)
+workloads+='49_parallel_zap 50_pinned_zap '
 # (and the three tests of what the rest of the kernel sees, whose exits
 # are plain ones: RCU-tasks grace periods, CPU shares under load, the
 # shrinker's cost; the RT boot runs them preemptible)

@@ -96,16 +96,6 @@ static bool amt_try_defer(struct mm_struct *mm, bool pinned)
 			facts.low_memory = amt_low_memory();
 			amt_memcg_facts(mm, facts.rss, &facts);
 			facts.aio = amt_mm_has_aio(mm);
-			/*
-			 * Pinned, the memory waits for the holders without
-			 * us: the gates that keep memory from waiting longer
-			 * than inline do not apply, least of all under
-			 * pressure. The victim and AIO gates do.
-			 */
-			if (pinned)
-				facts.pressure = facts.low_memory =
-					facts.memcg_full =
-					facts.memcg_shmem_full = false;
 		}
 	}
 	v = amt_decide(&facts);
@@ -120,11 +110,8 @@ static bool amt_try_defer(struct mm_struct *mm, bool pinned)
 	e->pinned = pinned;
 	/* (a mempolicy, or notifiers on 6.1: the reaper takes it) */
 	self = READ_ONCE(amt_mode) == AMT_MODE_SELF && amt_self_possible(mm);
-	/*
-	 * A stash is uncapped: its own task frees it, within AMT_STASH_MAX;
-	 * so is a pinned entry, whose memory is held in any case.
-	 */
-	if (!amt_pending_charge(e->charged, !self && !pinned)) {
+	/* A stash is uncapped: its own task frees it, within AMT_STASH_MAX. */
+	if (!amt_pending_charge(e->charged, !self)) {
 		amt_entry_free(e);
 		v = AMT_REJECT_BUDGET;
 		goto sync;

@@ -13,7 +13,7 @@ static const struct {
 	{ "thresh_pages", "12abc" }, { "thresh_pages", "99999999999999" },
 	{ "max_pending_pages", "0" }, { "max_pending_pages", "lots" },
 	{ "max_pending_pages", "18446744073709551616" },
-	{ "mode", "kthread" }, { "oom_guard", "2" }, { "parallel", "yes!" },
+	{ "mode", "kthread" }, { "oom_guard", "2" }, { "parallel", "-1" },
 	{ "zap_pinned", "2" },
 	{ "min_available_pct", "51" }, { "min_available_pct", "-1" },
 	{ "min_available_pct", "ten" },

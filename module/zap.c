@@ -8,6 +8,7 @@
  * Copyright (C) 2026 The async_mm_teardown authors.
  */
 #include <linux/cpumask.h>
+#include <linux/delay.h>
 #include <linux/ktime.h>
 #include <linux/mm.h>
 #include <linux/mmap_lock.h>
@@ -25,8 +26,8 @@
 /*
  * Chunks end on multiples of this (not to split huge pages): a few
  * milliseconds of zapping, the CPU time a helper keeps a CPU on which
- * other work became runnable, and the teardown waits for a helper once
- * nothing is left to claim.
+ * other work became runnable, and the teardown waits for a helper (in a
+ * chunk, or at most a nap) once nothing is left to claim.
  */
 #define AMT_ZAP_CHUNK	SZ_8M
 #define AMT_ZAP_HELPERS	8
@@ -98,15 +99,29 @@ static bool amt_zap_one(struct amt_zap *z)
 }
 
 /*
- * A helper, bound to its CPU: chunks only while it is alone there, so it
- * never takes the CPU from runnable work for more than one chunk.
+ * A helper, bound to its CPU: a chunk only while it is alone there, so it
+ * never takes the CPU from runnable work for more than one chunk; while
+ * it is not, it naps (TASK_IDLE, backing off to AMT_ZAP_NAP_MAX_US) and
+ * looks again, until nothing is left to claim.
  */
+#define AMT_ZAP_NAP_US		200
+#define AMT_ZAP_NAP_MAX_US	2000
 static void amt_zap_help(struct work_struct *w)
 {
 	struct amt_zap_helper *h = container_of(w, struct amt_zap_helper, work);
+	unsigned int nap = AMT_ZAP_NAP_US;
 
-	while (single_task_running() && amt_zap_one(h->zap))
+	while (READ_ONCE(h->zap->next) != ULONG_MAX) {
+		if (!single_task_running()) {
+			usleep_range_state(nap, nap + nap / 2, TASK_IDLE);
+			nap = min(2 * nap, AMT_ZAP_NAP_MAX_US);
+			continue;
+		}
+		if (!amt_zap_one(h->zap))
+			break;
 		h->chunks++;
+		nap = AMT_ZAP_NAP_US;
+	}
 }
 
 /*
@@ -144,7 +159,7 @@ static void amt_zap_call_helpers(struct amt_zap *z, unsigned int max)
  * MMF_UNSTABLE first, as the OOM reaper does: a late reader that faults
  * on a zapped page gets an error, not a zero page. The caller zaps its
  * own share; a helper that has not started when nothing is left to claim
- * is cancelled, one that has finishes its chunk.
+ * is cancelled, one that has finishes its chunk or nap.
  *
  * Context: process context, no locks held; sleeps.
  *

@@ -86,6 +86,13 @@ static __always_inline void amt_fregs_set_ip(struct ftrace_regs *fregs,
 #define amt_mm_no_thp(mm) set_bit(MMF_DISABLE_THP, &(mm)->flags)
 #endif
 
+/* A per-CPU workqueue's flag, where the kernel has it (WQ_PERCPU). */
+#ifdef AMT_HAVE_WQ_PERCPU
+#define AMT_WQ_PERCPU	WQ_PERCPU
+#else
+#define AMT_WQ_PERCPU	0
+#endif
+
 /* Late readers of a zapped mm fault instead of reading zero pages. */
 #if defined(AMT_HAVE_MM_FLAGS_TEST)
 #define amt_mm_set_unstable(mm) mm_flags_set(MMF_UNSTABLE, mm)

@@ -224,7 +224,8 @@ bool amt_zap(struct mm_struct *mm, pid_t pid, bool pinned)
  */
 int amt_zap_init(void)
 {
-	amt_zap_wq = alloc_workqueue("amt_zap", WQ_CPU_INTENSIVE, 0);
+	amt_zap_wq = alloc_workqueue("amt_zap", AMT_WQ_PERCPU | WQ_CPU_INTENSIVE,
+				     0);
 	return amt_zap_wq ? 0 : -ENOMEM;
 }
 

@@ -22,7 +22,9 @@
  * child's fd only pins it (docs/design.md, "Pinned mms"): the owner's
  * exit is deferred and its memory zapped while the child holds the mm,
  * whose final drop is then the child's and inline; or, if the child let
- * go first, the deferred teardown is an ordinary one. On 6.1 the vhost
+ * go first, the deferred teardown is an ordinary one; the child's drop
+ * is then the last unless a transient holder (MGLRU's walk) takes it. On
+ * 6.1 the vhost
  * kthread still uses the mm: nothing is deferred.
  */
 #include <errno.h>
@@ -123,10 +125,14 @@ static void foreign(void)
 	}
 	amt_assert_eq(amt_stat("queued") - q0, 1,
 		      "the owner's exit, its mm pinned by the child's fd, deferred");
-	/* zapped while pinned: the child's drop was the last, inline */
-	amt_assert_eq(amt_stat("exit_late_foreign") - f0,
+	/*
+	 * The child's drop can be the last only after the pinned teardown
+	 * dropped ours (zapped while the child held the mm); a transient
+	 * holder (MGLRU's walk) may still take the last drop from it.
+	 */
+	amt_assert_le(amt_stat("exit_late_foreign") - f0,
 		      amt_stat("pinned_zapped") - z0,
-		      "the child's final drop inline exactly when the pinned mm was zapped");
+		      "the child's drop final (inline) without a pinned zap before it");
 }
 
 static void load_vhost(void)

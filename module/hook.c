@@ -282,31 +282,22 @@ static bool amt_late_take(struct mm_struct *mm)
 /*
  * Once per process and mm (its record), the pinned deferral: threads that
  * exit together all find the others' ->mm cleared, and one deferral of
- * theirs is enough. Without a record (a full table), none.
+ * theirs is enough. Claim it (@on) or, refused, release the claim. Without
+ * a record (a full table), no claim.
  */
-static bool amt_late_claim_pinned(struct mm_struct *mm)
+static bool amt_late_claim_pinned(struct mm_struct *mm, bool on)
 {
-	bool claimed = false;
+	bool changed = false;
 	struct amt_late *r;
 
 	spin_lock(&amt_late_lock);
 	r = amt_late_find(current->signal, mm);
-	if (r && !r->pinned)
-		claimed = r->pinned = true;
+	if (r && r->pinned != on) {
+		r->pinned = on;
+		changed = true;
+	}
 	spin_unlock(&amt_late_lock);
-	return claimed;
-}
-
-/* The deferral claimed was refused: a sibling may claim it. */
-static void amt_late_unclaim_pinned(struct mm_struct *mm)
-{
-	struct amt_late *r;
-
-	spin_lock(&amt_late_lock);
-	r = amt_late_find(current->signal, mm);
-	if (r)
-		r->pinned = false;
-	spin_unlock(&amt_late_lock);
+	return changed;
 }
 
 /* Replaces exit_mm()'s mmput(): same prototype and context (may sleep). */
@@ -324,10 +315,10 @@ static void amt_mmput_exit(struct mm_struct *mm)
 	 */
 	/* others only pin it: our reference goes with a zap (pinned) */
 	if (large && atomic_read(&mm->mm_users) > 1 && amt_only_pinned(mm) &&
-	    amt_late_claim_pinned(mm)) {
+	    amt_late_claim_pinned(mm, true)) {
 		if (amt_try_defer(mm, true))
 			goto out;
-		amt_late_unclaim_pinned(mm);
+		amt_late_claim_pinned(mm, false);
 	}
 	if (atomic_add_unless(&mm->mm_users, -1, 1)) {
 		amt_stat_inc(AMT_STAT_exit_not_last);

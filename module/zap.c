@@ -168,7 +168,7 @@ static void amt_zap_call_helpers(struct amt_zap *z, unsigned int max)
  */
 bool amt_zap(struct mm_struct *mm, pid_t pid, bool pinned)
 {
-	unsigned long before = amt_mm_freeable(mm), after;
+	unsigned long before = amt_mm_freeable(mm), after, freed;
 	unsigned int i, helped = 0, max = 0;
 	struct amt_zap alone = { .mm = mm }, *z = &alone;
 	u64 t0;
@@ -201,12 +201,13 @@ bool amt_zap(struct mm_struct *mm, pid_t pid, bool pinned)
 			amt_stat_inc(AMT_STAT_zap_helpers_busy);
 	}
 	after = amt_mm_freeable(mm);
+	freed = before > after ? before - after : 0;
 	if (z->nr_helpers)
 		amt_stat_inc(AMT_STAT_zap_parallel);
 	amt_stat_add(AMT_STAT_zap_chunks, atomic_read(&z->chunks));
 	amt_stat_add(AMT_STAT_zap_helper_chunks, helped);
-	amt_stat_add(AMT_STAT_zap_pages, before > after ? before - after : 0);
-	trace_mm_reaper_zap(pid, before > after ? before - after : 0,
+	amt_stat_add(AMT_STAT_zap_pages, freed);
+	trace_mm_reaper_zap(pid, freed,
 			    atomic_read(&z->chunks), helped, z->nr_helpers,
 			    ktime_get_ns() - t0, pinned);
 	if (z != &alone)

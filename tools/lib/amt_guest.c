@@ -160,7 +160,7 @@ int amt_read_file(const char *path, char *buf, size_t len)
 	return total;
 }
 
-static long amt_meminfo(const char *key)
+long amt_meminfo(const char *key)
 {
 	char buf[4096], *p;
 
@@ -900,13 +900,12 @@ static int amt_settle(long base_kb, long *now_kb)
 	return -1;
 }
 
-static const char *const amt_meminfo_keys[] = {
+static const char *const amt_meminfo_keys[AMT_NR_MEMINFO] = {
 	"MemFree:", "AnonPages:", "Shmem:", "Slab:", "SUnreclaim:",
 	"PageTables:", "KernelStack:", "Percpu:", "Cached:",
 };
-#define AMT_NR_MEMINFO (sizeof(amt_meminfo_keys) / sizeof(amt_meminfo_keys[0]))
 
-static void amt_meminfo_snap(long *v)
+void amt_meminfo_snap(long *v)
 {
 	unsigned int i;
 
@@ -914,8 +913,7 @@ static void amt_meminfo_snap(long *v)
 		v[i] = amt_meminfo(amt_meminfo_keys[i]);
 }
 
-/* Where did the memory go? One diagnostic line per field that moved. */
-static void amt_meminfo_diff(const long *base)
+void amt_meminfo_diff(const long *base)
 {
 	long now[AMT_NR_MEMINFO];
 	unsigned int i;

@@ -149,6 +149,12 @@ void amt_stats_note(void);		/* every stat as a "# stats:" line */
 /* System state. */
 long amt_vmstat(const char *name);	/* a /proc/vmstat counter */
 long amt_mem_available_kb(void);
+/* a /proc/meminfo field ("AnonPages:"), kB; -1 if absent */
+long amt_meminfo(const char *key);
+/* Where did the memory go? A snapshot, then a note per field that moved. */
+#define AMT_NR_MEMINFO 9
+void amt_meminfo_snap(long *v);
+void amt_meminfo_diff(const long *base);
 long amt_mem_total_kb(void);
 /* MemAvailable plus the per-CPU free page lists: what is free or freeable. */
 long amt_mem_back_kb(void);

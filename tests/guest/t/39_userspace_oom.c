@@ -310,6 +310,46 @@ static void eo_dump(void)
 }
 
 /*
+ * MemAvailable once it stopped moving (two reads 100 ms apart within
+ * 1 MiB, up to 10 s): whatever is still being freed (a process of the
+ * previous test killed by the runner, a phase's last exits) must not be
+ * counted as used when a phase sizes its filler, or the filler comes out
+ * short by it and the crossings fail to cross once it is freed.
+ */
+static long mem_steady_kb(void)
+{
+	long prev = amt_mem_available_kb(), now;
+	int i;
+
+	for (i = 0; i < 100 * (int)amt_slow(); i++) {
+		usleep(100000);
+		now = amt_mem_available_kb();
+		if (labs(now - prev) < 1024)
+			return now;
+		prev = now;
+	}
+	amt_note("MemAvailable still moving after %u s: %ld kB",
+		 10 * amt_slow(), prev);
+	return prev;
+}
+
+/* The phase's story, told when earlyoom does not do what it should. */
+static const char *eo_cfg;
+static long eo_fill_info[AMT_NR_MEMINFO], eo_avail[2 + CROSSINGS];
+
+static void eo_story(void)
+{
+	int i;
+
+	eo_dump();
+	for (i = 0; i < 2 + CROSSINGS && eo_avail[i]; i++)
+		amt_note("%s: MemAvailable %ld kB %s", eo_cfg, eo_avail[i],
+			 i ? "before a hog" : "when the filler was sized");
+	amt_note("%s: since the filler was sized:", eo_cfg);
+	amt_meminfo_diff(eo_fill_info);
+}
+
+/*
  * Wait until earlyoom has made @want kills and then none for QUIET_MS with
  * MemAvailable over @thr_kb, reaping the dead hogs meanwhile. Returns its
  * kills so far.
@@ -328,9 +368,10 @@ static int eo_settle(int want, long thr_kb)
 		    amt_mem_available_kb() > thr_kb)
 			return n;
 		if (ms_since(t0) > 20000) {
-			eo_dump();
-			amt_fail("earlyoom: %d kills of %d wanted, MemAvailable %ld kB, threshold %ld kB, after 20 s",
-				 n, want, amt_mem_available_kb(), thr_kb);
+			eo_story();
+			amt_fail("earlyoom (%s): %d kills of %d wanted, MemAvailable %ld kB, threshold %ld kB, after 20 s",
+				 eo_cfg, n, want, amt_mem_available_kb(),
+				 thr_kb);
 		}
 		usleep(20000);
 	}
@@ -351,20 +392,26 @@ static int eo_phase(int c, int r, long thr_kb, unsigned long hog_mb,
 	cfg_set(c);
 	stats_snap(s0);
 	eo_start(term_kill);
-	fill_kb = amt_mem_available_kb() - thr_kb - (long)hog_mb * 1024 * 3 / 2;
+	eo_cfg = cfg_name[c];
+	memset(eo_avail, 0, sizeof(eo_avail));
+	eo_avail[0] = mem_steady_kb();
+	amt_meminfo_snap(eo_fill_info);
+	fill_kb = eo_avail[0] - thr_kb - (long)hog_mb * 1024 * 3 / 2;
 	amt_assert_gt(fill_kb, -16 * 1024,
 		      "MemAvailable minus the threshold %ld kB and 1.5 hogs (kB)",
 		      thr_kb);
 	if (fill_kb >= 4096)
 		hog(fill_kb / 1024, NULL, "-1000");
+	eo_avail[1] = amt_mem_available_kb();
 	hog(hog_mb, NULL, "0");
 	if (eo_settle(0, thr_kb)) {
-		eo_dump();
+		eo_story();
 		amt_fail("%s round %d: earlyoom killed before any crossing (MemAvailable %ld kB, threshold %ld kB)",
 			 cfg_name[c], r, amt_mem_available_kb(), thr_kb);
 	}
 	q0 = amt_stat("queued");
 	for (i = 1; i <= CROSSINGS; i++) {
+		eo_avail[1 + i] = amt_mem_available_kb();
 		hog(hog_mb, NULL, "0");
 		eo_settle(i, thr_kb);
 	}
@@ -503,7 +550,7 @@ static void run(void)
 	amt_note("MemTotal %ld MiB: earlyoom -m %s (SIGTERM at %ld MiB available), hogs of %lu MiB",
 		 total_kb / 1024, term_kill, thr_kb / 1024, hog_mb);
 	/* most of the way down once; a filler per phase does the rest */
-	base_kb = amt_mem_available_kb() - thr_kb - (long)hog_mb * 1024 * 3 / 2;
+	base_kb = mem_steady_kb() - thr_kb - (long)hog_mb * 1024 * 3 / 2;
 	amt_assert_gt(base_kb, 256 * 1024, "too little memory: kB to fill");
 	ballast = hog(base_kb / 1024 - 128, NULL, "-1000");
 	hog_forget(ballast);

@@ -167,6 +167,11 @@ static bool amt_only_pinned(struct mm_struct *mm)
 		if (!READ_ONCE(t->exit_state))
 			maybe++;
 	}
+	/* siblings may hold every other reference: no pin proven, no walk */
+	if (atomic_read(&mm->mm_users) - 1 <= maybe) {
+		used = true;
+		goto out;
+	}
 	for_each_process_thread(p, t)
 		if (t != current && READ_ONCE(t->mm) == mm) {
 			used = true;

@@ -12,7 +12,8 @@
 #   make bench-icount      the small-process cost alone, under QEMU -icount
 #   make check-debug       the guest suite and a soak on a KASAN/lockdep kernel
 #   make check-workloads   the workload tests at full length (a 1 GiB service
-#                          restarted 50 times per mode), ~16 min under TCG
+#                          restarted 50 times per mode) and the tests make
+#                          check runs on its first kernel only, ~20 min
 #   make clean
 #
 # KERNEL selects the Debian kernel booted in the guest: bookworm (Debian 12,

@@ -11,7 +11,7 @@
 #include "amt_guest.h"
 
 #define SLOTS 2
-#define ROUNDS 3
+#define ROUNDS 2
 
 struct result {
 	long kills, peak_mb, died;

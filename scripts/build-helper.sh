@@ -19,6 +19,6 @@ if [ -n "$CHROOT" ]; then
 	"$top/scripts/suite-chroot.sh" "$suite" run \
 		make -C "$KDIR" M="$out" modules >&2
 else
-	make -C "$KDIR" M="$out" modules >&2
+	make -C "$KDIR" M="$out" ${KMAKE:-} modules >&2
 fi
 echo "$out/amt_helper.ko"

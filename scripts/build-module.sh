@@ -30,6 +30,7 @@ if [ -n "$CHROOT" ]; then
 	"$top/scripts/suite-chroot.sh" "$suite" run \
 		make -C "$KDIR" M="$out" "$@" modules >&2
 else
-	make -C "$KDIR" M="$out" "$@" modules >&2
+	# (a cross build: KMAKE says ARCH and CROSS_COMPILE)
+	make -C "$KDIR" M="$out" ${KMAKE:-} "$@" modules >&2
 fi
 echo "$out/async_mm_teardown.ko"

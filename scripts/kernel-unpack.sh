@@ -17,7 +17,7 @@ set -euo pipefail
 kver=$1 dest=$2
 shift 2
 # modules of the guest's kernel that tests load
-kmods="vhost vhost_net vhost_iotlb tun tap"
+kmods="vhost vhost_net vhost_iotlb tun tap virtio_mmio virtio_console"
 
 [ ! -e "$dest" ] || { echo "kernel-unpack: $dest exists" >&2; exit 1; }
 tmp=$dest.unpack.$$
@@ -27,8 +27,11 @@ for deb in "$@"; do
 	dpkg -x "$deb" "$tmp/root"
 done
 
-is_bzimage() { # x86 boot protocol: "HdrS" at offset 0x202
-	[ -f "$1" ] && [ "$(dd if="$1" bs=1 skip=514 count=4 2>/dev/null)" = HdrS ]
+is_bzimage() { # x86 boot protocol: "HdrS" at offset 0x202; arm64 Image
+	# header: "ARM\x64" at offset 0x38
+	[ -f "$1" ] || return 1
+	[ "$(dd if="$1" bs=1 skip=514 count=4 2>/dev/null)" = HdrS ] ||
+		[ "$(dd if="$1" bs=1 skip=56 count=4 2>/dev/null | od -An -tx1 | tr -d ' ')" = 41524d64 ]
 }
 img=''
 for f in "$tmp/root/boot/vmlinuz-$kver" \
@@ -37,7 +40,7 @@ for f in "$tmp/root/boot/vmlinuz-$kver" \
 	 "$tmp/root/lib/modules/$kver/vmlinuz"; do
 	if is_bzimage "$f"; then img=$f; break; fi
 done
-[ -n "$img" ] || { echo "kernel-unpack: no bzImage for $kver in $*" >&2; exit 1; }
+[ -n "$img" ] || { echo "kernel-unpack: no bzImage or arm64 Image for $kver in $*" >&2; exit 1; }
 cp "$img" "$tmp/vmlinuz"
 for f in "$tmp/root/boot/config-$kver" "$tmp/root/usr/lib/modules/$kver/config" \
 	 "$tmp/root/lib/modules/$kver/config"; do

@@ -3,8 +3,9 @@
 # Make a Debian kernel available for the guest, without installing it.
 #
 #   scripts/kernel.sh SUITE      SUITE: bookworm (default, 6.1), bookworm-rt
-#                                (its PREEMPT_RT flavour), trixie, sid, or
-#                                debug (our KASAN/lockdep build of 6.1)
+#                                (its PREEMPT_RT flavour), bookworm-arm64
+#                                (its arm64 kernel), trixie, sid, or debug
+#                                (our KASAN/lockdep build of 6.1)
 #
 # Prints shell assignments on stdout: KVER, VMLINUZ, KDIR and CHROOT (empty
 # for bookworm, whose kbuild runs on this host; trixie and sid headers need a
@@ -19,8 +20,9 @@ case "$suite" in
 bookworm) ;;
 bookworm-rt) flavour=rt-amd64 ;;
 trixie|sid) exec "$top/scripts/suite-chroot.sh" "$suite" ;;
+bookworm-arm64) exec "$top/scripts/kernel-arm64.sh" ;;
 debug) exec "$top/scripts/debug-kernel.sh" ;;
-*) echo "kernel.sh: unknown suite '$suite' (allowed: bookworm bookworm-rt trixie sid debug)" >&2
+*) echo "kernel.sh: unknown suite '$suite' (allowed: bookworm bookworm-rt bookworm-arm64 trixie sid debug)" >&2
    exit 2 ;;
 esac
 

@@ -23,7 +23,7 @@
 #include <linux/ftrace.h>
 #include <linux/fs.h>
 #include <linux/mm.h>
-#ifdef CONFIG_X86_KERNEL_IBT
+#if defined(CONFIG_X86_KERNEL_IBT) || defined(CONFIG_ARM64_BTI_KERNEL)
 #include <asm/cpufeature.h>
 #endif
 
@@ -206,11 +206,17 @@ static inline bool amt_mm_has_aio(struct mm_struct *mm)
 /* Does the kernel check indirect calls against a type hash (kCFI)? */
 #define amt_kcfi()	(IS_ENABLED(CONFIG_CFI_CLANG) || IS_ENABLED(CONFIG_CFI))
 
-/* Does the CPU enforce IBT for this kernel (x86, 6.2+ builds with it)? */
+/*
+ * Does the CPU check the target of an indirect call in kernel text: IBT
+ * (x86, 6.2+ builds with it: an endbr64 first) or BTI (arm64 kernels built
+ * with CONFIG_ARM64_BTI_KERNEL: a bti c first)?
+ */
 static inline bool amt_ibt_enforced(void)
 {
-#ifdef CONFIG_X86_KERNEL_IBT
+#if defined(CONFIG_X86_KERNEL_IBT)
 	return cpu_feature_enabled(X86_FEATURE_IBT);
+#elif defined(CONFIG_ARM64_BTI_KERNEL)
+	return system_supports_bti();
 #else
 	return false;
 #endif

@@ -86,11 +86,16 @@ static void amt_notify_self_mpol(struct task_struct *tsk)
 }
 
 /*
- * May a function whose fentry is @off bytes in, starting with @insn, be
- * called through a pointer? Not if sealed (IBT builds turn the endbr64 of
- * a function whose address is never taken into a 4-byte nop) on a CPU that
- * enforces IBT, nor under kCFI (a type hash we cannot vouch for).
+ * May a function whose ftrace site is @off bytes in, starting with @insn,
+ * be called through a pointer? Never under kCFI (a type hash we cannot
+ * vouch for). x86: the site is the fentry call, at 0 or after an endbr64,
+ * which IBT builds turn into a 4-byte nop (sealed) when the function's
+ * address is never taken: then only if the CPU does not enforce IBT.
+ * arm64: the site is the second instruction of the patchable entry (the
+ * first saves the link register), at 4, or at 8 after a bti c or bti jc
+ * landing pad: without one, only if the CPU does not enforce BTI.
  */
+#if defined(CONFIG_X86)
 #define AMT_ENDBR64		0xfa1e0ff3U	/* f3 0f 1e fa */
 #define AMT_ENDBR_SEALED_61	0x001f0f66U	/* osp nopl (%rax), v6.1 */
 #define AMT_ENDBR_SEALED	0xd6401f0fU	/* nopl -42(%rax), v6.2+ */
@@ -108,6 +113,23 @@ static bool amt_indirect_callable(unsigned long off, u32 insn)
 		return false;
 	return !amt_ibt_enforced();
 }
+#elif defined(CONFIG_ARM64)
+#define AMT_BTI_C		0xd503245fU
+#define AMT_BTI_JC		0xd50324dfU
+static bool amt_indirect_callable(unsigned long off, u32 insn)
+{
+	if (amt_kcfi())
+		return false;
+	if (off == 8)
+		return insn == AMT_BTI_C || insn == AMT_BTI_JC;
+	return off == 4 && !amt_ibt_enforced();
+}
+#else
+static bool amt_indirect_callable(unsigned long off, u32 insn)
+{
+	return false;
+}
+#endif
 
 /* Once, from the callback: find the original's start and if we may call it. */
 static noinline __cold void amt_notify_learn(unsigned long ip)

@@ -16,11 +16,7 @@
 
 static struct dentry *amt_debugfs_dir;
 
-/*
- * The value of each MODULE line of interface.h's AMT_STAT_LIST(), by name
- * (a PERCPU line is its counter): a line without one does not build, and
- * no line is printed that is not there.
- */
+/* Each AMT_STAT_LIST() MODULE line's value: a line without one won't build */
 #define AMT_V_queued			v[AMT_DEFER]
 #define AMT_V_sync			sync
 #define AMT_V_rejected			rejected

@@ -20,10 +20,7 @@ static void notrace amt_fput_seen(unsigned long ip, unsigned long parent_ip,
 {
 	struct work_struct *w = (struct work_struct *)amt_fregs_arg0(fregs);
 
-	/*
-	 * Always the unexported delayed_fput_work: a plain store is enough.
-	 * NULL: flush_delayed_fput()'s own call (6.1, 6.12).
-	 */
+	/* always delayed_fput_work, or NULL: flush_delayed_fput()'s own call */
 	if (w && READ_ONCE(amt_fput_work) != w)
 		WRITE_ONCE(amt_fput_work, w);
 }
@@ -39,10 +36,8 @@ static struct amt_redirect amt_fput_watch = {
 /**
  * amt_flush_fput() - close every file whose last fput() was delayed so far
  *
- * On 6.1 and 6.12 flush_delayed_fput() returns while a worker that took
- * the list still closes, so its work is flushed too. The worker stores it
- * (amt_fput_seen()) before its llist_del_all(); if ours found the list
- * taken, the two xchg()s order that store before our load.
+ * Also waits for a worker that took the list, which flush_delayed_fput()
+ * does not on 6.1 and 6.12 (docs/design.md, "Drain by epoch").
  *
  * Context: process context, may sleep; not from a workqueue.
  */
@@ -58,8 +53,7 @@ void amt_flush_fput(void)
 }
 
 /**
- * amt_fput_init() - start watching delayed_fput(); failure only leaves
- * drains without the wait for a running worker (a warning says so)
+ * amt_fput_init() - start watching delayed_fput() (a failure is only warned)
  */
 void amt_fput_init(void)
 {

@@ -40,12 +40,10 @@ void amt_give_way_end(void)
  * @waiting: true while the caller still has a teardown to start
  * @arg: for @waiting
  *
- * TASK_IDLE naps: not counted as load, and a dying task's pending SIGKILL
- * does not end one.
+ * Naps in TASK_IDLE: no load, and a dying task's SIGKILL does not end one.
  */
 void amt_give_way(bool (*waiting)(void *), void *arg)
 {
-	/* +1: the current tick is partly gone */
 	unsigned long end = jiffies + AMT_YIELD + 1;
 
 	if (single_task_running() || amt_give_way_ended())

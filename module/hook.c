@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The mmput() hook: an IPMODIFY ftrace_ops on mmput() redirects an exiting
- * task's drops between exit_mm() and exit_notify() to targets that defer a
- * final drop's teardown when they can (docs/design.md, "The hook").
+ * The mmput() hook: an exiting task's drops before exit_notify() go to
+ * targets that defer a final drop's teardown (docs/design.md, "The hook").
  *
  * Copyright (C) 2026 The async_mm_teardown authors.
  */
@@ -32,11 +31,8 @@
 AMT_DEFINE_REDIRECT(amt_mmput_redirect, amt_mmput_ftrace, NULL);
 
 /*
- * Release the executable as __mmput()'s set_mm_exe_file(mm, NULL) would, so
- * that it is writable once waitpid() returns. No lock, for the reason
- * set_mm_exe_file() gives for __mmput(): we hold the last mm_users
- * reference, so nothing can write mm->exe_file; RCU readers cope with NULL.
- * The fput() runs as task work in exit_task_work(), before exit_notify().
+ * Lockless as __mmput()'s set_mm_exe_file(): the last mm_users holder alone
+ * writes ->exe_file. fput() runs in exit_task_work(), before exit_notify().
  */
 static void amt_release_exe(struct mm_struct *mm)
 {
@@ -48,7 +44,6 @@ static void amt_release_exe(struct mm_struct *mm)
 	fput(exe);
 }
 
-/* Stash @e (self), queue it, or leave it to the leader (amt_stash_leader()). */
 static void amt_defer_exit(struct amt_entry *e, bool self)
 {
 	struct task_struct *leader = amt_stash_leader();
@@ -63,9 +58,8 @@ static void amt_defer_exit(struct amt_entry *e, bool self)
 }
 
 /*
- * Holding the last mm_users reference (or, @pinned, one that only
- * non-task holders share): false to tear down inline (counted) or, pinned,
- * to drop it as mmput() would.
+ * Holding the last mm_users reference (@pinned: one only non-task holders
+ * share). False: the caller drops it as mmput() would (counted if final).
  */
 static bool amt_try_defer(struct mm_struct *mm, bool pinned)
 {
@@ -74,20 +68,13 @@ static bool amt_try_defer(struct mm_struct *mm, bool pinned)
 		.rss = get_mm_rss(mm),
 		.thresh = READ_ONCE(amt_thresh_pages),
 	};
-	/*
-	 * Every final drop forgets its mm in the OOM ring (oom.c); a pinned
-	 * one is not final, and has no CLONE_VM sharer to catch.
-	 */
+	/* a pinned drop is not final: no CLONE_VM sharer to catch (oom.c) */
 	bool oom_ring = !pinned && amt_oom_ring_take(mm);
 	struct amt_entry *e;
 	enum amt_verdict v;
 	bool self;
 
-	/*
-	 * Cheap gates first: most exits stop here. get_mm_rss() is approximate
-	 * on 6.2+ (per-CPU counters), so near the threshold the exact sum
-	 * decides.
-	 */
+	/* get_mm_rss() is per-CPU approximate on 6.2+: the exact sum decides */
 	if (facts.enabled && facts.rss >= facts.thresh / 2) {
 		facts.rss = amt_mm_rss_exact(mm);
 		if (facts.rss >= facts.thresh) {
@@ -101,14 +88,12 @@ static bool amt_try_defer(struct mm_struct *mm, bool pinned)
 	v = amt_decide(&facts);
 	if (v != AMT_DEFER)
 		goto sync;
-	/* No waiting for memory on the exit path: fall back instead. */
 	e = amt_entry_new(mm);
 	if (!e) {
 		v = AMT_REJECT_NOMEM;
 		goto sync;
 	}
 	e->pinned = pinned;
-	/* (a mempolicy, or notifiers on 6.1: the reaper takes it) */
 	self = READ_ONCE(amt_mode) == AMT_MODE_SELF && amt_self_possible(mm);
 	/* A stash is uncapped: its own task frees it, within AMT_STASH_MAX. */
 	if (!amt_pending_charge(e->charged, !self)) {
@@ -116,34 +101,25 @@ static bool amt_try_defer(struct mm_struct *mm, bool pinned)
 		v = AMT_REJECT_BUDGET;
 		goto sync;
 	}
-	/* No huge page collapse (allocations) for a process that is gone. */
 	amt_mm_no_thp(mm);
 	amt_release_exe(mm);
 	/* Counted and traced before anyone can see it: defer precedes reap. */
 	amt_stat_inc(AMT_DEFER);
-	/* room for one: the replacement's charges will wait for it (memcg.c) */
 	if (facts.memcg_full)
 		amt_stat_inc(AMT_STAT_memcg_tight);
 	trace_mm_reaper_queue(current, facts.rss, numa_node_id(), self);
 	amt_defer_exit(e, self);
 	return true;
 sync:
-	/* (a pinned drop is not final: no inline teardown to count) */
 	if (!pinned)
 		amt_stat_inc(v);
 	return false;
 }
 
 /*
- * Is @mm used by no task but current, and held by more than the threads
- * of its group that may still be on their way to their own drop? Then a
- * holder that is not a task (a /proc reader, a driver's get_task_mm())
- * pins it, and its private memory may go at once (docs/design.md, "Pinned
- * mms"). A thread before its exit_mm(), a CLONE_VM sharer or a kthread
- * that took it with kthread_use_mm() (vhost's worker on 6.1) keeps it
- * whole. A sibling with ->mm cleared and no exit_state may hold its
- * reference still: only references beyond those prove a pin. The own
- * thread group first: only its last thread walks every task.
+ * Does a non-task holder pin @mm (docs/design.md, "Pinned mms")? No task
+ * but current may use it, and it must hold references beyond those of the
+ * group's threads not yet exited: such a thread may still hold its own.
  */
 static bool amt_only_pinned(struct mm_struct *mm)
 {
@@ -182,16 +158,7 @@ out:
 	return !used && atomic_read(&mm->mm_users) - 1 > maybe;
 }
 
-/*
- * The large mm each process left in exit_mm() to other holders (threads, a
- * vhost device), so that a late final drop can tell the process's own mm,
- * charged to the memcg the gates read, from another's (docs/design.md,
- * "Late final drops (vhost-net)"). Keyed by task->signal: on 6.4+ the vhost
- * worker is a thread. No reference is held: the pointers are only
- * compared. Used in the redirect targets only (process context). A record
- * nobody took expires after AMT_LATE_AGE; beyond AMT_LATE_MAX, late drops
- * stay inline.
- */
+/* exit_mm()'s large mms left to others (docs/design.md, "Late final drops") */
 struct amt_late {
 	struct hlist_node node;
 	struct signal_struct *sig;	/* compared, never followed */
@@ -228,11 +195,7 @@ static struct amt_late *amt_late_find(struct signal_struct *sig,
 	return NULL;
 }
 
-/*
- * Record @mm for current's process before the caller drops its reference,
- * so that whoever drops last, even at once (6.4+'s vhost worker), finds it.
- * Failure only leaves a late drop inline.
- */
+/* Before the caller's drop: whoever drops last, even at once, finds it. */
 static void amt_late_record(struct mm_struct *mm)
 {
 	struct signal_struct *sig = current->signal;
@@ -267,9 +230,8 @@ static void amt_late_record(struct mm_struct *mm)
 }
 
 /*
- * Once current's atomic_add_unless() found the last reference: take its
- * process's record of @mm, if any. The smp_rmb() pairs with the recorder's
- * fully ordered atomic_add_unless(), which followed its record.
+ * After atomic_add_unless() found the last reference. The smp_rmb() pairs
+ * with the recorder's fully ordered atomic_add_unless(), after its record.
  */
 static bool amt_late_take(struct mm_struct *mm)
 {
@@ -284,12 +246,7 @@ static bool amt_late_take(struct mm_struct *mm)
 	return r;
 }
 
-/*
- * Once per process and mm (its record), the pinned deferral: threads that
- * exit together all find the others' ->mm cleared, and one deferral of
- * theirs is enough. Claim it (@on) or, refused, release the claim. Without
- * a record (a full table), no claim.
- */
+/* One pinned deferral per process and mm: claim it (@on) or release it. */
 static bool amt_late_claim_pinned(struct mm_struct *mm, bool on)
 {
 	bool changed = false;
@@ -311,13 +268,8 @@ static void amt_mmput_exit(struct mm_struct *mm)
 	bool large = get_mm_rss(mm) >= READ_ONCE(amt_thresh_pages) / 2;
 
 	might_sleep();
-	/* others hold it (threads, vhost): record it for our late drop */
 	if (large && atomic_read(&mm->mm_users) > 1)
 		amt_late_record(mm);
-	/*
-	 * Not the last: drop ours as mmput() would; the last holder tears
-	 * down. add_unless makes "last" exact between threads exiting at once.
-	 */
 	/* others only pin it: our reference goes with a zap (pinned) */
 	if (large && atomic_read(&mm->mm_users) > 1 && amt_only_pinned(mm) &&
 	    amt_late_claim_pinned(mm, true)) {
@@ -325,11 +277,11 @@ static void amt_mmput_exit(struct mm_struct *mm)
 			goto out;
 		amt_late_claim_pinned(mm, false);
 	}
+	/* add_unless: "last" is exact between threads exiting at once */
 	if (atomic_add_unless(&mm->mm_users, -1, 1)) {
 		amt_stat_inc(AMT_STAT_exit_not_last);
 		goto out;
 	}
-	/* The last reference, exit_mm()'s: the process's record is done. */
 	if (large)
 		amt_late_take(mm);
 	if (!amt_try_defer(mm, false))
@@ -338,11 +290,7 @@ out:
 	amt_redirect_done(&amt_mmput_redirect);
 }
 
-/*
- * Replaces mmput() for a late drop (a file's release before exit_notify()).
- * Deferred only if the mm is the one this process left in exit_mm():
- * another process's is charged to a memcg the gates cannot see.
- */
+/* Replaces mmput() for a late drop: only the process's own mm is deferred. */
 static void amt_mmput_late(struct mm_struct *mm)
 {
 	might_sleep();
@@ -357,17 +305,12 @@ static void amt_mmput_late(struct mm_struct *mm)
 	amt_redirect_done(&amt_mmput_redirect);
 }
 
-/*
- * The function that calls exit_mm()'s mmput() (do_exit(), or exit_mm() if
- * not inlined), as [start, end); start == 0 until learned. Written once (a
- * later learner writes the same values).
- */
+/* [start, end) of exit_mm()'s mmput() caller; 0 until learned, then fixed */
 static unsigned long amt_site_start, amt_site_end;
 /* Candidate calls that were not from there, before it was learned. */
 static atomic_t amt_site_misses = ATOMIC_INIT(0);
 #define AMT_SITE_MAX_MISSES 1000
 
-/* From the callback: learn the site from @ret if it is in do_exit/exit_mm. */
 static noinline __cold void amt_site_learn(unsigned long ret)
 {
 	static const char *const names[] = { "do_exit", "exit_mm", NULL };
@@ -414,17 +357,12 @@ static void notrace amt_mmput_ftrace(unsigned long ip, unsigned long parent_ip,
 	struct mm_struct *mm;
 	int bit;
 
-	/* exit_mm() runs only in a task that is exiting. */
 	if (likely(!(tsk->flags & PF_EXITING)))
 		return;
 	/* The reaper and the inline fallback must reach the real mmput(). */
 	if (within_module(parent_ip, THIS_MODULE))
 		return;
-	/*
-	 * exit_mm() has cleared tsk->mm before its mmput(); kernel threads
-	 * have no mm of their own to drop; after exit_notify() the parent
-	 * has been woken already (and no exit path drops an mm there).
-	 */
+	/* ->mm cleared by exit_mm(); no kthread; not past exit_notify() */
 	if (tsk->mm || (tsk->flags & PF_KTHREAD) || tsk->exit_state)
 		return;
 	bit = ftrace_test_recursion_trylock(ip, parent_ip);
@@ -433,13 +371,7 @@ static void notrace amt_mmput_ftrace(unsigned long ip, unsigned long parent_ip,
 	mm = (struct mm_struct *)amt_fregs_arg0(fregs);
 	if (unlikely(!amt_hook_site_known()))
 		amt_site_learn(parent_ip);
-	/*
-	 * From exit_mm()'s site: its drop; the lazy active_mm differs only if
-	 * the task was preempted after clearing ->mm (counted). From anywhere
-	 * else: a late drop, from a file's release in exit_files() or
-	 * exit_task_work(). Until the site is learned, active_mm decides, and
-	 * any other drop runs inline, uncounted.
-	 */
+	/* exit_mm()'s site, else a late drop; unlearned, active_mm decides */
 	if (amt_at_site(parent_ip)) {
 		if (tsk->active_mm != mm)
 			amt_stat_inc(AMT_STAT_exit_preempted);

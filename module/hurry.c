@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Deferred memory wanted now (reclaim, the OOM notifier, a memcg charge at
- * its limit, a suspend, a drain): every deferred teardown stops giving way
- * and runs at the priority of whoever waits.
+ * Deferred memory wanted now (reclaim, OOM, a memcg charge, a suspend, a
+ * drain): teardowns stop giving way and run at the waiter's priority.
  *
  * Copyright (C) 2026 The async_mm_teardown authors.
  */
@@ -35,9 +34,7 @@ void amt_hurry(void)
  * amt_hurry_progress() - hurry, and wait for some memory to come back
  * @ms: the most to wait
  *
- * Waits until AMT_PROGRESS_PAGES are freed, nothing is deferred, or @ms
- * has passed. Only pages that really left during the wait count
- * (amt_progress()): an OOM invocation without new progress may kill.
+ * Waits until AMT_PROGRESS_PAGES are freed, nothing is deferred, or @ms passed.
  *
  * Return: pages freed during the wait.
  */
@@ -64,10 +61,7 @@ unsigned long amt_hurry_progress(unsigned int ms)
  * amt_drain() - wait until everything deferred before the call has ended
  * @timeout_ms: give up after this long
  *
- * An epoch: exits deferred after the call do not hold it up. On success
- * the teardowns' delayed fputs are flushed: mapped files are closed.
- *
- * Return: 0; -ETIMEDOUT; -EINTR on a fatal signal.
+ * Return: 0 (delayed fputs flushed), -ETIMEDOUT, or -EINTR on a fatal signal.
  */
 int amt_drain(unsigned int timeout_ms)
 {

@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * async_mm_teardown: take the teardown of a large exiting process's address
- * space off its exit path, so that whoever waits for the death does not
- * wait for the memory. Load, unload, and the drain file.
+ * async_mm_teardown: a large exiting process's address-space teardown off
+ * its exit path. Load, unload, and the drain file.
  *
  * Copyright (C) 2026 The async_mm_teardown authors.
  */
@@ -29,12 +28,7 @@
 #include "suspend.h"
 #include "zap.h"
 
-/*
- * /sys/kernel/async_mm_teardown/drain: a write of a timeout in ms blocks
- * until every teardown deferred before it has ended (amt_drain()). Not a
- * module parameter: a parameter's store runs under the module's parameter
- * mutex, which would block every other parameter for the wait.
- */
+/* The drain file: not a parameter, whose store holds the parameter mutex */
 static ssize_t drain_store(struct kobject *kobj, struct kobj_attribute *attr,
 			   const char *buf, size_t count)
 {
@@ -139,21 +133,17 @@ err_zap:
 
 static void __exit amt_exit(void)
 {
+	/* the order: docs/design.md, "Unload" */
 	amt_params_live(false);
-	/* Waits for a drain in progress (none: a drainer pins the module). */
 	kobject_put(amt_kobj);
-	/* No new deferrals, and no task left in hook code. */
 	amt_hook_exit();
-	/* Stashes left go to the reaper: no waiting for their tasks. */
 	amt_stash_handoff(AMT_HANDOFF_ALL);
-	/* Then the hook after exit_notify() (redirected tasks find none). */
 	amt_notify_exit();
 	amt_suspend_exit();
 	amt_memcg_exit();
 	amt_oom_exit();
 	amt_debugfs_exit();
 	amt_stash_stop();
-	/* Tears down the backlog before the thread stops. */
 	amt_reaper_stop();
 	amt_fput_exit();
 	/* no teardown runs any more: no helper either */

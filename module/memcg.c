@@ -1,10 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Deferred memory in a memory-limited cgroup: a deferred mm stays charged
- * until its teardown ends, and memcg OOM has no notifier. A memcg-aware
- * shrinker makes a charge at memory.max wait, in short slices, for the
- * teardowns of its memcg (listed on pending.c's list_lru); the exit's
- * decision reads the room left on the memcg path.
+ * Deferred memory in a limited memcg, which has no OOM notifier: a charge
+ * at memory.max waits for the memcg's teardowns in a shrinker, and an exit
+ * reads the room left (docs/design.md, "memcg").
  *
  * Copyright (C) 2026 The async_mm_teardown authors.
  */
@@ -25,23 +23,12 @@
 #include "stash.h"
 #include "stats.h"
 
-/*
- * One reclaim call waits AMT_MEMCG_SLICE_MS at most, looking every
- * AMT_MEMCG_POLL_MS. The bound is per teardown: none is waited for once it
- * has freed nothing for AMT_MEMCG_STALL, or not begun AMT_MEMCG_START_MAX
- * after its deferral (docs/design.md, "memcg").
- */
 #define AMT_MEMCG_SLICE_MS	20
 #define AMT_MEMCG_POLL_MS	2
 #define AMT_MEMCG_STALL		(2 * HZ)
 #define AMT_MEMCG_START_MAX	(2 * HZ)
 
-/*
- * Pages left under memory.max in the tightest memcg from @tsk's (current,
- * exiting) to the root; ULONG_MAX if none is limited or the guard is off.
- * @tsk's memcg: exit_mm() has cleared mm->owner (mm_update_next_owner()),
- * and the task leaves its cgroup only later.
- */
+/* Least room under memory.max, @tsk's memcg up (exit_mm() cleared ->owner) */
 static unsigned long amt_memcg_room(struct task_struct *tsk)
 {
 	unsigned long room = ULONG_MAX;
@@ -63,16 +50,7 @@ static unsigned long amt_memcg_room(struct task_struct *tsk)
 	return room;
 }
 
-/*
- * At most the shmem pages whose last reference @mm's mappings may hold:
- * the resident pages of the unlinked shmem files it maps (memfd, shared
- * anonymous, SysV, a deleted tmpfs file), freed at their last fput(). A
- * file is counted once if its mappings follow each other or it is among
- * the last AMT_SHMEM_SEEN seen, else again: too much only keeps an exit
- * inline. The caller holds the last mm_users reference, so nothing maps
- * or unmaps; the lock is only tried (khugepaged, a /proc reader): without
- * it, ULONG_MAX.
- */
+/* Bound on the unlinked shmem @mm maps; its VMAs are fixed, so only trylock */
 #define AMT_SHMEM_SEEN 4
 static unsigned long amt_mm_shmem_bound(struct mm_struct *mm)
 {
@@ -104,10 +82,7 @@ static unsigned long amt_mm_shmem_bound(struct mm_struct *mm)
 	return pages;
 }
 
-/*
- * Would the exiting task's memcg path (@room: amt_memcg_room()) lack room
- * for what the memcg wait cannot see (shmem, amt_decide())?
- */
+/* Would @room (amt_memcg_room()) lack space for the shmem no wait sees? */
 static bool amt_memcg_shmem_full(struct mm_struct *mm, unsigned long room,
 				 bool waits)
 {
@@ -118,10 +93,7 @@ static bool amt_memcg_shmem_full(struct mm_struct *mm, unsigned long room,
 	pages = amt_mm_shmem_bound(mm);
 	if (!pages)
 		return false;
-	/*
-	 * Without the wait, room for the anonymous pages too (not the RSS: it
-	 * counts mapped shmem again, and file pages no teardown frees).
-	 */
+	/* without the wait, the anonymous pages need room too */
 	if (!waits) {
 		anon = amt_mm_counter_exact(mm, MM_ANONPAGES);
 		pages = pages > ULONG_MAX - anon ? ULONG_MAX : pages + anon;
@@ -145,11 +117,7 @@ void amt_memcg_facts(struct mm_struct *mm, unsigned long rss,
 	f->memcg_shmem_full = amt_memcg_shmem_full(mm, room, f->memcg_waits);
 }
 
-/*
- * Under the list's lock, so one walker at a time; the mm is alive while
- * listed (amt_pending_memcg_walk()). seen_* are written only here and
- * before the entry is listed.
- */
+/* Under the list's lock: one walker, the mm alive; seen_* ours once listed */
 static enum lru_status amt_lru_sum(struct list_head *item,
 				   struct list_lru_one *list,
 				   AMT_LRU_CB_LOCK void *arg)
@@ -176,7 +144,6 @@ static enum lru_status amt_lru_sum(struct list_head *item,
 	return LRU_SKIP;
 }
 
-/* Freeable pages still coming back in sc->memcg on sc->nid. */
 static unsigned long amt_memcg_coming(struct shrink_control *sc)
 {
 	unsigned long pages = 0;
@@ -185,11 +152,7 @@ static unsigned long amt_memcg_coming(struct shrink_control *sc)
 	return pages;
 }
 
-/*
- * Is some memcg from @scanned to the root under two charge batches from
- * memory.max, with the memcg current charges (set_active_memcg(), or its
- * own) below it? Global reclaim passes every memcg: others must not wait.
- */
+/* Is current charging under a memcg, from @scanned up, near memory.max? */
 static bool amt_memcg_charging_at_limit(struct mem_cgroup *scanned)
 {
 	struct mem_cgroup *m, *charging;
@@ -218,10 +181,6 @@ static unsigned long amt_memcg_count(struct shrinker *s,
 	return 2;
 }
 
-/*
- * A charge at memory.max waits here, one slice at most, for the memcg's
- * deferred teardowns to give it room, rather than a memcg OOM kill.
- */
 static unsigned long amt_memcg_scan(struct shrinker *s,
 				    struct shrink_control *sc)
 {
@@ -229,12 +188,7 @@ static unsigned long amt_memcg_scan(struct shrinker *s,
 	unsigned long end;
 	u64 t0;
 
-	/*
-	 * Never waits: kswapd; a reaper or an exiting task (the teardowns
-	 * themselves); a killed task; a GFP_NOFS charge, which may hold fs
-	 * locks the teardown's final fput()s need; a task not charging at a
-	 * limit on this path.
-	 */
+	/* no teardown waits for itself, nor GFP_NOFS for fs locks it needs */
 	if (!READ_ONCE(amt_oom_guard) || current_is_kswapd() ||
 	    amt_is_reaper(current) || (current->flags & PF_EXITING) ||
 	    fatal_signal_pending(current) || !(sc->gfp_mask & __GFP_FS) ||
@@ -261,7 +215,6 @@ static unsigned long amt_memcg_scan(struct shrinker *s,
 	return SHRINK_STOP;
 }
 
-/* Without it, the memcg headroom gate keeps exits out of full memcgs. */
 static void amt_memcg_lru_init(struct shrinker *s)
 {
 	int ret = amt_pending_lru_init(s);
@@ -320,9 +273,8 @@ int amt_memcg_init(void)
 				    KBUILD_MODNAME);
 
 	/*
-	 * Registered, it has the id the list_lru copies; until the list_lru
-	 * is ready its callbacks find nothing. (register_shrinker() clears
-	 * the flag where memcgs are off.)
+	 * The list_lru takes the registered shrinker's id; the callbacks find
+	 * nothing before it is ready. (The flag is off where memcgs are off.)
 	 */
 	if (!ret && (amt_memcg_shrinker_s.flags & SHRINKER_MEMCG_AWARE))
 		amt_memcg_lru_init(&amt_memcg_shrinker_s);

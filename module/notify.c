@@ -1,10 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The hook after exit_notify(): an IPMODIFY ftrace_ops on
- * mpol_put_task_policy(), which only do_exit() calls, right after
- * exit_notify() has woken the parent (6.1, 6.12, 7.2). There the reaper's
- * owed wake-up is paid, and a task tears down what it or its threads
- * stashed (self.c; docs/design.md, "mode=self").
+ * The hook on mpol_put_task_policy(), which only do_exit() calls, right
+ * after exit_notify(): the owed wake-up is paid, and a task tears down its
+ * stashes (self.c; docs/design.md, "mode=self").
  *
  * Copyright (C) 2026 The async_mm_teardown authors.
  */
@@ -30,10 +28,8 @@ static void (*amt_mpol_put)(struct task_struct *tsk);
 static atomic_t amt_mpol_state = ATOMIC_INIT(0); /* 0: to learn, 1: done */
 
 /*
- * Is @tsk, past exit_notify(), a thread whose group leader is exiting but
- * not past its own? @tsk is released, so ->group_leader may be freed: the
- * leader is found through the tgid's pid under RCU (a released leader is
- * detached from it; a task found there is freed after a grace period).
+ * Is @tsk (past exit_notify()) a thread whose leader exits, not past its own?
+ * ->group_leader may be freed: by tgid under RCU (a released one is detached).
  */
 static bool amt_leader_still_exiting(struct task_struct *tsk)
 {
@@ -65,11 +61,7 @@ static struct amt_redirect amt_notify_redirect = {
 	.inflight = &amt_notify_inflight,
 };
 
-/*
- * Replaces mpol_put_task_policy(current) for a task without a mempolicy
- * (nobody sets an exiting task's): the original would only take and drop
- * task_lock().
- */
+/* No mempolicy (none is set on an exiting task): the original only locks */
 static void amt_notify_self(struct task_struct *tsk)
 {
 	amt_self_teardown(tsk);
@@ -87,13 +79,10 @@ static void amt_notify_self_mpol(struct task_struct *tsk)
 
 /*
  * May a function whose ftrace site is @off bytes in, starting with @insn,
- * be called through a pointer? Never under kCFI (a type hash we cannot
- * vouch for). x86: the site is the fentry call, at 0 or after an endbr64,
- * which IBT builds turn into a 4-byte nop (sealed) when the function's
- * address is never taken: then only if the CPU does not enforce IBT.
- * arm64: the site is the second instruction of the patchable entry (the
- * first saves the link register), at 4, or at 8 after a bti c or bti jc
- * landing pad: without one, only if the CPU does not enforce BTI.
+ * be called through a pointer? Never under kCFI. x86: the site is at 0, or
+ * at 4 after an endbr64, sealed to a nop if the address is never taken
+ * (then only without IBT enforced). arm64: at 4, or at 8 after a bti c or
+ * bti jc landing pad (without one, only without BTI enforced).
  */
 #if defined(CONFIG_X86)
 #define AMT_ENDBR64		0xfa1e0ff3U	/* f3 0f 1e fa */
@@ -131,7 +120,6 @@ static bool amt_indirect_callable(unsigned long off, u32 insn)
 }
 #endif
 
-/* Once, from the callback: find the original's start and if we may call it. */
 static noinline __cold void amt_notify_learn(unsigned long ip)
 {
 	static const char *const names[] = { "mpol_put_task_policy", NULL };
@@ -183,11 +171,7 @@ static void notrace amt_notify_ftrace(unsigned long ip,
 	bit = ftrace_test_recursion_trylock(ip, parent_ip);
 	if (bit < 0)
 		return;
-	/*
-	 * A thread whose leader is still exiting leaves the wake-up to it:
-	 * waitpid() waits for the leader, and a reaper woken now competes
-	 * with it (6.4+'s vhost worker thread).
-	 */
+	/* the exiting leader pays: waitpid() waits for it, a reaper competes */
 	if (!amt_leader_still_exiting(tsk))
 		amt_reaper_wake_owed();
 	if (atomic_read(&amt_nr_stashed) &&
@@ -206,8 +190,7 @@ static void notrace amt_notify_ftrace(unsigned long ip,
 /**
  * amt_notify_available() - is the hook after exit_notify() in place?
  *
- * Return: true if it is; without it there is no mode=self, and the reaper
- * is woken at once.
+ * Return: true if so; without it, no mode=self and the reaper is woken at once.
  */
 bool amt_notify_available(void)
 {
@@ -215,8 +198,7 @@ bool amt_notify_available(void)
 }
 
 /**
- * amt_notify_init() - hook mpol_put_task_policy(); failure only disables
- * mode=self and the late wake-up of the reaper
+ * amt_notify_init() - hook mpol_put_task_policy() (a failure is only warned)
  */
 void amt_notify_init(void)
 {
@@ -230,8 +212,7 @@ void amt_notify_init(void)
 /**
  * amt_notify_exit() - unhook, and wait for tasks tearing down in our text
  *
- * Called once no stash is left (every one handed to the reaper): a task
- * redirected meanwhile finds none.
+ * Context: every stash handed off: a task redirected meanwhile finds none.
  */
 void amt_notify_exit(void)
 {

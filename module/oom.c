@@ -1,9 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * OOM and reclaim: deferred memory must not cause an OOM kill. OOM victims
- * are never deferred, nor their CLONE_VM sharers (the ring below); an OOM
- * notifier waits for deferred memory before the OOM killer chooses; a
- * shrinker makes it visible to reclaim and hurries it. memcg: memcg.c.
+ * OOM and reclaim: OOM victims and their CLONE_VM sharers stay inline; the
+ * OOM notifier waits for deferred memory, the shrinker hurries it.
  *
  * Copyright (C) 2026 The async_mm_teardown authors.
  */
@@ -30,20 +28,13 @@
 #include "stash.h"
 #include "stats.h"
 
-/*
- * Longest the OOM notifier waits, in the allocating task under oom_lock,
- * for deferred teardowns to free memory: an OOM kill still needed is this
- * much late. An invocation waits again only while they keep freeing.
- */
+/* The OOM notifier's longest wait, under oom_lock: a needed kill's delay */
 #define AMT_OOM_WAIT_MS 1000
 /* After an OOM or a direct reclaim scan, exits stay inline this long. */
 #define AMT_PRESSURE_MS 1000
 /*
- * Recently OOM-targeted mms, written by the oom:mark_victim probe (under
- * the victim's task_lock). Every final drop in exit_mm(), large or small,
- * takes its mm out: an entry left behind would keep a later mm at the same
- * address inline (one whose final drop is elsewhere, a /proc reader's, does
- * so once). amt_oom_ring_live: exits read the ring only after an OOM kill.
+ * OOM-targeted mms (oom:mark_victim, under the victim's task_lock). Each
+ * final drop in exit_mm() takes its mm out, lest a later mm there stay inline.
  */
 #define AMT_OOM_RING 64
 static struct mm_struct *amt_oom_ring[AMT_OOM_RING];
@@ -74,8 +65,6 @@ bool amt_under_pressure(void)
 /**
  * amt_low_memory() - is MemAvailable at or under min_available_pct of RAM?
  *
- * si_mem_available() is lockless: cheap next to an exit of thresh_pages.
- *
  * Return: true if so and oom_guard is on.
  */
 bool amt_low_memory(void)
@@ -104,10 +93,6 @@ static void amt_note_victim(struct task_struct *task)
 	amt_stat_inc(AMT_STAT_oom_victims_marked);
 }
 
-/*
- * The probe's prototype must be the tracepoint's: Kbuild reads the target's
- * trace/events/oom.h, and amt_oom_init() has the compiler check it.
- */
 #ifdef AMT_MARK_VICTIM_PID
 /* Older stable kernels: mark_victim(int pid), the victim's global pid. */
 static void amt_mark_victim_probe(void *data, int pid)
@@ -141,10 +126,9 @@ bool amt_oom_ring_take(struct mm_struct *mm)
 	int i;
 
 	/*
-	 * Pairs with the victim's fully ordered decrement of mm_users, which
-	 * the caller's failed atomic_add_unless() (a plain read) observed:
-	 * the ring insert happened before that decrement (docs/design.md,
-	 * "OOM victims are never queued").
+	 * Pairs with the victim's fully ordered decrement of mm_users, seen by
+	 * the caller's failed atomic_add_unless(): the ring insert came before
+	 * it (docs/design.md, "OOM victims are never queued").
 	 */
 	smp_rmb();
 	if (!READ_ONCE(amt_oom_ring_live))
@@ -190,11 +174,7 @@ static int amt_oom_notify(struct notifier_block *nb, unsigned long unused,
 	if (!READ_ONCE(amt_oom_guard))
 		return NOTIFY_OK;
 	amt_note_pressure();
-	/*
-	 * A teardown that allocates (a reaper, or a dying task after
-	 * exit_notify()) must not wait for the progress it holds up: it only
-	 * hurries the others.
-	 */
+	/* a teardown's allocation must not wait for itself: it only hurries */
 	if (!amt_pending_mms())
 		return NOTIFY_OK;
 	if (amt_is_reaper(current) || current->exit_state) {
@@ -215,7 +195,6 @@ static struct notifier_block amt_oom_nb = {
 	.notifier_call = amt_oom_notify,
 };
 
-/* Deferred anonymous and swap pages: what a teardown is sure to free. */
 static unsigned long amt_shrink_count(struct shrinker *s,
 				      struct shrink_control *sc)
 {
@@ -224,10 +203,7 @@ static unsigned long amt_shrink_count(struct shrinker *s,
 	return pages > 0 ? pages : SHRINK_EMPTY;
 }
 
-/*
- * No teardown here, in the reclaiming task (a multi-GiB __mmput() would be
- * its own stall): stuck stashes go to the reapers, and all are hurried.
- */
+/* No teardown in the reclaiming task: a long __mmput() is its own stall. */
 static unsigned long amt_shrink_scan(struct shrinker *s,
 				     struct shrink_control *sc)
 {
@@ -291,15 +267,13 @@ static void amt_find_tp(struct tracepoint *tp, void *priv)
 /**
  * amt_oom_init() - attach to oom:mark_victim, the OOM notifiers and reclaim
  *
- * oom:mark_victim is not exported to modules: it is found by name and
- * attached with tracepoint_probe_register().
- *
  * Return: 0 or a negative errno.
  */
 int amt_oom_init(void)
 {
 	int ret;
 
+	/* not exported to modules: found by name */
 	for_each_kernel_tracepoint(amt_find_tp, NULL);
 	if (!amt_tp_mark_victim) {
 		pr_err("no oom:mark_victim tracepoint: cannot keep OOM victims off the queue\n");

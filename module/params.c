@@ -18,7 +18,6 @@
 /* Set once the module is up, cleared first on unload: gates mode writes. */
 static bool amt_live;
 
-/* What interface.h says a parameter allows. */
 static const char *amt_param_allowed(const struct kernel_param *kp)
 {
 #define AMT_PARAM_ALLOWED(p, when, type, allowed, help) \
@@ -56,7 +55,6 @@ static const struct kernel_param_ops amt_enabled_ops = {
 
 module_param_cb(enabled, &amt_enabled_ops, &amt_enabled, 0644);
 
-/* Validate an unsigned long parameter against a pure policy check. */
 static int amt_ulong_set(const char *val, const struct kernel_param *kp,
 			 int (*check)(unsigned long, unsigned long))
 {
@@ -140,7 +138,6 @@ static const struct kernel_param_ops amt_min_avail_ops = {
 module_param_cb(min_available_pct, &amt_min_avail_ops, &amt_min_avail_pct,
 		0644);
 
-/* 0 until set, then resolved to the default at load; fixed after it. */
 unsigned int amt_nr_reapers;
 
 static int amt_reapers_set(const char *val, const struct kernel_param *kp)
@@ -166,7 +163,6 @@ module_param_cb(reapers, &amt_reapers_ops, &amt_nr_reapers, 0444);
 int amt_mode = AMT_MODE_SELF;
 static bool amt_mode_given;
 
-/* Set at load (amt_params_mode_at_load()): see there. */
 static const char *amt_self_refused_why;
 static const char *amt_self_cost_why;
 
@@ -209,10 +205,7 @@ static const struct kernel_param_ops amt_mode_ops = {
 
 module_param_cb(mode, &amt_mode_ops, &amt_mode, 0644);
 
-/*
- * Descriptions from interface.h, shared with amtctl; a parameter listed
- * there and not defined above does not build.
- */
+/* From interface.h: a parameter listed there but not defined does not build */
 #define AMT_PARAM_DESC(name, when, type, allowed, help) \
 	MODULE_PARM_DESC(name, help " Allowed: " allowed ".");
 AMT_PARAM_LIST(AMT_PARAM_DESC)
@@ -243,10 +236,8 @@ void amt_params_defaults(void)
  * @refused: why mode=self cannot be had here, or NULL
  * @cost: what a self teardown would make others wait for here, or NULL
  *
- * Where either is set, a load that did not ask for a mode takes the
- * reaper (the log says why). Both are kept for later writes of mode.
- *
- * Return: 0; -EINVAL if mode=self was asked for and is refused.
+ * Return: 0 (mode=reaper, logged, if either is set and no mode was asked);
+ * -EINVAL if mode=self was asked for and is refused.
  */
 int amt_params_mode_at_load(const char *refused, const char *cost)
 {

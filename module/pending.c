@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The deferred set: every deferred mm, from the deferral to the end of its
- * teardown, whoever runs it. One lock for the entries' states and all the
- * lists makes every state change one step (docs/design.md, "Who holds
- * which reference").
+ * The deferred set: every deferred mm until its teardown ends. amt_lock
+ * guards the entries' states and every list, so each state change is one
+ * step (docs/design.md, "Who holds which reference").
  *
  * Copyright (C) 2026 The async_mm_teardown authors.
  */
@@ -55,16 +54,11 @@ static atomic_long_t amt_reaper_n = ATOMIC_LONG_INIT(0);
 static atomic_long_t amt_reaper_w = ATOMIC_LONG_INIT(0);
 static DECLARE_WAIT_QUEUE_HEAD(amt_ended_wq);
 
-/*
- * Entries are charged to their task's memcg (SLAB_ACCOUNT) and listed on
- * that memcg's list of amt_lru: memcg reclaim calls a memcg-aware shrinker
- * only for memcgs whose list_lru has items (memcg.c).
- */
+/* Entries are charged and listed per memcg, for memcg reclaim (memcg.c). */
 static struct kmem_cache *amt_entry_cache;
 static struct list_lru amt_lru;
 static bool amt_lru_on;
 
-/* A new cap (amt_max_pending_gen) restarts the peak, to show how it held. */
 static void amt_peak_follow_cap(void)
 {
 	unsigned long gen = READ_ONCE(amt_max_pending_gen);
@@ -91,9 +85,8 @@ static void amt_note_peak(long total)
  * @pages: the charge, memoised in the entry: RSS keeps shrinking
  * @capped: apply max_pending_pages (the reaper's queue; not a stash)
  *
- * Add-then-check: concurrent chargers may over-reject, never over-admit.
- *
- * Return: true if charged; false (nothing charged) if over the cap.
+ * Return: true if charged; false (nothing charged) if over the cap: concurrent
+ * chargers may over-reject, never over-admit.
  */
 bool amt_pending_charge(unsigned long pages, bool capped)
 {
@@ -131,10 +124,8 @@ struct amt_entry *amt_entry_new(struct mm_struct *mm)
 	struct amt_entry *e;
 
 	/*
-	 * Charged to current's memcg, which holds the mm's pages. Named
-	 * explicitly: slab charges current's memcg only while current->mm is
-	 * set, and exit_mm() has cleared it. kmem_cache_alloc_lru() allocates
-	 * the memcg's list of amt_lru for its first entry.
+	 * Current's memcg holds the mm's pages; slab charges it only while
+	 * current->mm is set, which exit_mm() has cleared.
 	 */
 	rcu_read_lock();
 	old = set_active_memcg(mem_cgroup_from_task(current));
@@ -180,7 +171,6 @@ static void amt_enqueue(struct amt_entry *e)
 	atomic_long_add(amt_nice_weight(e->nice0), &amt_reaper_w);
 }
 
-/* Under amt_lock: a stashed entry goes on the reaper's queue. */
 static void amt_stash_to_queue(struct amt_entry *e)
 {
 	amt_unstash(e);
@@ -190,8 +180,7 @@ static void amt_stash_to_queue(struct amt_entry *e)
 /**
  * amt_defer() - enter a charged entry into the deferred set
  * @e: the entry; from now on it owns the mm reference
- * @task: mode=self: the exiting task (current) that will take it back;
- *	NULL: queue it for the reaper (the caller wakes it)
+ * @task: stash it under this task (current or its leader); NULL: queue it
  */
 void amt_defer(struct amt_entry *e, struct task_struct *task)
 {
@@ -240,8 +229,7 @@ static struct amt_entry *amt_start(struct amt_entry *e)
  * amt_stash_own() - has @tsk a stash of its own to tear down?
  * @tsk: current, after exit_notify()
  *
- * Return: true if an entry stashed under @tsk waits for @tsk's teardown
- * (not one left to it for the reaper); a snapshot, a hand-off may follow.
+ * Return: true if @tsk's own stash (not one for the reaper) waits; a snapshot.
  */
 bool amt_stash_own(struct task_struct *tsk)
 {
@@ -262,8 +250,7 @@ bool amt_stash_own(struct task_struct *tsk)
 /**
  * amt_stash_take() - take back an entry stashed under @tsk, if still stashed
  * @tsk: current, after exit_notify()
- * @queued: set to true if entries stashed under @tsk for the reaper
- *	(amt_defer_to_leader()) went on its queue; the caller wakes it
+ * @queued: set if @tsk's stashes for the reaper were queued (caller wakes it)
  *
  * Return: the entry, now RUNNING; NULL if none (or handed off meanwhile).
  */
@@ -291,16 +278,11 @@ struct amt_entry *amt_stash_take(struct task_struct *tsk, bool *queued)
 
 /**
  * amt_defer_to_leader() - stash a thread's entry under its group leader
- * @e: the entry, charged; with @e->to_reaper the leader queues it for the
- *	reaper instead of tearing it down
- * @leader: from amt_stash_leader(); current is still in its thread group,
- *	so the leader cannot be released before this returns
+ * @e: the entry, charged; with ->to_reaper the leader queues it
+ * @leader: from amt_stash_leader(), unreleased while current is in its group
  *
- * If the leader passed exit_notify() meanwhile without taking it, the
- * entry is current's again: stashed under current, or queued if for the
- * reaper (the caller then owes the reaper a wake-up).
- *
- * Return: true if the leader has it (or took it meanwhile).
+ * Return: true if the leader has it (or took it meanwhile); else it is
+ * current's again: stashed, or queued if ->to_reaper (caller owes a wake-up).
  */
 bool amt_defer_to_leader(struct amt_entry *e, struct task_struct *leader)
 {
@@ -315,18 +297,14 @@ bool amt_defer_to_leader(struct amt_entry *e, struct task_struct *leader)
 	amt_defer(e, leader);
 	/*
 	 * Pairs with the smp_mb() in amt_notify_ftrace() between the leader's
-	 * exit_state (set in exit_notify()) and its read of amt_nr_stashed:
-	 * it sees our stash, or we see its exit_state; under amt_lock exactly
-	 * one of us takes the entry.
+	 * exit_state and its read of amt_nr_stashed: it sees our stash or we
+	 * its exit_state; under amt_lock exactly one of us takes the entry.
 	 */
 	smp_mb();
 	if (!READ_ONCE(leader->exit_state))
 		return true;
 	spin_lock(&amt_lock);
-	/*
-	 * By key and pid (a thread makes one final drop), not by @e, which
-	 * the leader may have taken and freed already.
-	 */
+	/* by key and pid (one drop per thread): @e may be freed */
 	hash_for_each_possible_safe(amt_stash_table, x, tmp, stash,
 				    (unsigned long)leader) {
 		if (x->task != leader || x->pid != current->pid)
@@ -385,8 +363,7 @@ bool amt_queue_empty(void)
 /**
  * amt_handoff() - give stashed entries to the reaper
  * @which: which stashes (enum amt_handoff_which)
- * @next: if not NULL, set to the jiffies at which the oldest stash left
- *	behind becomes late, or 0 if none is left
+ * @next: if not NULL, set to when the oldest stash left becomes late, or 0
  *
  * Return: how many were handed off; if any, the caller wakes the reaper.
  */
@@ -399,7 +376,6 @@ unsigned int amt_handoff(enum amt_handoff_which which, unsigned long *next)
 		*next = 0;
 	if (!atomic_read(&amt_nr_stashed))
 		return 0;
-	/* the stashes alone: reclaim calls this, whatever the backlog */
 	spin_lock(&amt_lock);
 	list_for_each_entry_safe(e, tmp, &amt_stashes, stashed) {
 		/* stash order: the rest are younger still */
@@ -428,7 +404,6 @@ static unsigned long amt_mm_freeable_exact(struct mm_struct *mm)
 	       amt_mm_counter_exact(mm, MM_SWAPENTS);
 }
 
-/* The end of a teardown, once its memory is gone: account, free @e. */
 static void amt_finish(struct amt_entry *e)
 {
 	struct mm_struct *mm = e->mm;
@@ -438,10 +413,7 @@ static void amt_finish(struct amt_entry *e)
 	if (amt_lru_on)
 		amt_lru_del(&amt_lru, &e->lru);
 	left = amt_mm_freeable(mm);
-	/*
-	 * Counted before it leaves the deferred list: a drain returns as soon
-	 * as the list has no older entry, and must then find it counted.
-	 */
+	/* counted before unlisted: a drain returning must find it counted */
 	amt_pending_uncharge(e->charged);
 	if (e->by_self) {
 		amt_stat_inc(AMT_STAT_reaped_by_self);
@@ -474,7 +446,6 @@ static LIST_HEAD(amt_lingering);
 static void amt_linger_fn(struct work_struct *w);
 static DECLARE_DELAYED_WORK(amt_linger_work, amt_linger_fn);
 
-/* Move the lingering entries that are done (all if @all) to @done. */
 static bool amt_linger_collect(struct list_head *done, bool all)
 {
 	struct amt_entry *e, *tmp;
@@ -505,8 +476,7 @@ static void amt_linger_fn(struct work_struct *w)
 /**
  * amt_pending_linger_flush() - at unload: end every lingering entry now
  *
- * A late user may hold the mm for as long as it likes; the entry holds
- * only mm_count. The memory still goes with that user's mmput().
+ * Entries hold only mm_count: a late user's mmput() still frees the memory.
  */
 void amt_pending_linger_flush(void)
 {
@@ -524,9 +494,8 @@ void amt_pending_linger_flush(void)
  * @e: from amt_stash_take() or amt_queue_take()
  * @by_self: the dying task itself runs it (else a reaper)
  *
- * If a late user (mmget_not_zero(): a /proc reader, swapoff) holds the mm,
- * the memory goes with its mmput(): the entry stays deferred and charged
- * until the mm has no user and no freeable page left (amt_linger_fn()).
+ * If a late user (mmget_not_zero()) holds the mm, the entry stays deferred
+ * and charged until the mm has no user nor freeable page (amt_linger_fn()).
  *
  * Context: process context, no locks held; sleeps as long as __mmput().
  */
@@ -571,8 +540,7 @@ void amt_teardown(struct amt_entry *e, bool by_self)
 /**
  * amt_progress() - freeable pages given back by deferred teardowns so far
  *
- * Return: pages since load, of ended teardowns and running ones (their
- * counters fall as exit_mmap() zaps); only grows.
+ * Return: pages since load, of ended and running teardowns; only grows.
  */
 unsigned long amt_progress(void)
 {
@@ -594,10 +562,7 @@ unsigned long amt_progress(void)
 
 /**
  * amt_pending_suspend() - a suspend or hibernation begins or ends
- * @on: true from its preparation to its end
- *
- * While on, a task coming for its stash queues it for the freezable
- * reapers: past exit_notify() it may be off the lists the freezer walks.
+ * @on: true from its preparation to its end: amt_stash_take() then queues
  */
 void amt_pending_suspend(bool on)
 {
@@ -620,8 +585,7 @@ int amt_pending_self_running(void)
  * amt_pending_reaper_load() - the teardowns the reapers have to do
  * @weight: set to the sum of amt_nice_weight() of their tasks' nice
  *
- * Return: how many entries are queued or torn down by a reaper; lockless,
- * @weight may be a teardown apart.
+ * Return: entries queued or with a reaper; lockless, @weight may lag by one.
  */
 unsigned long amt_pending_reaper_load(unsigned long *weight)
 {
@@ -745,9 +709,7 @@ int amt_pending_init(void)
  * @shrinker: memcg.c's memcg-aware shrinker, registered before v6.7 only
  *
  * Context: module init, before any deferral.
- *
- * Return: 0, or a negative errno: entries then stay invisible to memcg
- * reclaim, and the memcg headroom gate keeps them out of full memcgs.
+ * Return: 0, or a negative errno: memcg reclaim then cannot see entries.
  */
 int amt_pending_lru_init(struct shrinker *shrinker)
 {
@@ -777,8 +739,7 @@ void amt_pending_exit(void)
  * amt_pending_memcg_visible() - does memcg reclaim see the entries?
  *
  * Return: true if amt_lru exists and slab objects are charged to memcgs
- * (not with cgroup.memory=nokmem; the key is on once a non-root memcg
- * exists).
+ * (not with cgroup.memory=nokmem, nor before a non-root memcg exists).
  */
 bool amt_pending_memcg_visible(void)
 {
@@ -788,9 +749,8 @@ bool amt_pending_memcg_visible(void)
 /**
  * amt_pending_memcg_walk() - look at each entry deferred in one memcg
  * @sc: the shrinker's memcg and node
- * @fn: called under the list's lock for each entry's lru item: the
- *	entry's mm is alive while it is listed (its deferred reference, or
- *	amt_start()'s mmgrab() until amt_finish() unlists it)
+ * @fn: called under the list's lock per entry; its mm is alive while listed
+ *	(the deferred reference, or amt_start()'s mmgrab())
  * @arg: for @fn
  */
 void amt_pending_memcg_walk(struct shrink_control *sc, list_lru_walk_cb fn,

@@ -18,8 +18,7 @@
  * amt_decide() - decide whether an exiting mm may be deferred
  * @f: what the exit hook read about the mm, holding its last reference
  *
- * The order only decides which reason is counted. The budget is the
- * caller's (amt_budget_ok()): an add-then-check on shared state.
+ * The order only decides which reason is counted; the budget is the caller's.
  *
  * Return: AMT_DEFER, or the reason for tearing the mm down inline.
  */
@@ -35,10 +34,7 @@ enum amt_verdict amt_decide(const struct amt_exit_facts *f)
 		return AMT_REJECT_PRESSURE;
 	if (f->low_memory)
 		return AMT_REJECT_LOW_MEMORY;
-	/*
-	 * memcg reclaim may wait for the teardown (memcg.c), never for its
-	 * shmem: that is freed at the file's last fput(), in the fput worker.
-	 */
+	/* shmem goes at its last fput(), after any memcg wait (memcg.c) */
 	if ((f->memcg_full && !f->memcg_waits) || f->memcg_shmem_full)
 		return AMT_REJECT_MEMCG;
 	if (f->aio)
@@ -120,11 +116,7 @@ int amt_check_reapers(unsigned long val, unsigned long max)
  * @online_cpus: CPUs online at load
  * @max: the most the module supports
  *
- * One per CPU; at least 2, so that a teardown stuck in __mmput() holds up
- * only its own thread; at most 8, beyond which teardowns contend on the
- * zone locks.
- *
- * Return: the count, at most @max.
+ * Return: one per CPU, at least 2, at most 8 and @max.
  */
 unsigned int amt_default_reapers(unsigned int online_cpus, unsigned int max)
 {
@@ -160,8 +152,7 @@ unsigned long amt_nice_weight(int nice)
 
 /**
  * amt_catchup_nice() - the nice that gives reapers the dead tasks' share
- * @weight: sum of amt_nice_weight() of the dead tasks whose teardowns wait
- *	for the reapers, each at its nice when it died
+ * @weight: the summed amt_nice_weight() of the dying tasks the reapers serve
  * @threads: the reapers that share them, at least 1
  *
  * Return: the highest nice whose weight reaches @weight / @threads (at

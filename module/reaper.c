@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The mm_reaper threads: freezable kthreads that tear down the mms on the
- * deferred set's queue (pending.c), one at a time each; when they are
- * woken, and at what nice they run.
+ * The mm_reaper threads: freezable kthreads tearing down the deferred set's
+ * queue, one mm at a time each; when they are woken, and at what nice.
  *
  * Copyright (C) 2026 The async_mm_teardown authors.
  */
@@ -24,10 +23,7 @@
 #include "stats.h"
 
 static DECLARE_WAIT_QUEUE_HEAD(amt_reaper_wq);
-/*
- * amt_nr_running: set at load; lowered under amt_nice_lock at unload, so
- * that a renice never sees a stopped thread.
- */
+/* amt_nr_running falls under amt_nice_lock: no renice of a stopped thread */
 static struct task_struct *amt_reapers[AMT_MAX_REAPERS];
 static unsigned int amt_nr_running;
 
@@ -40,10 +36,8 @@ static bool amt_reaper_work_left(void)
 }
 
 /*
- * The reapers' nice, one for all, under amt_nice_lock: MAX_NICE without
- * work; with work, the catch-up nice (amt_catchup_nice()), and while
- * someone waits for the memory at most the waiter's nice and 0 (amt_press,
- * dropped when no work is left). Never nice 19 with work: AMT_YIELD.
+ * The reapers' nice, under amt_nice_lock: MAX_NICE without work, else the
+ * catch-up nice, at most amt_press until done (docs/design.md, "The give-way").
  */
 #define AMT_NO_PRESS	(MAX_NICE + 1)
 static DEFINE_SPINLOCK(amt_nice_lock);
@@ -92,12 +86,7 @@ void amt_reaper_wake(void)
 	wake_up(&amt_reaper_wq);
 }
 
-/*
- * Exits queued without a wake-up: the reaper is woken after exit_notify()
- * (notify.c's hook), not to compete with the dying task and its parent
- * before (docs/design.md, "When the reaper is woken"). AMT_WAKE_LATE_MAX
- * bounds the wait for a task that stalls in between (a slow close).
- */
+/* Wake-ups owed (docs/design.md, "When the reaper is woken"): notify.c pays */
 atomic_t amt_wake_owed = ATOMIC_INIT(0);
 #define AMT_WAKE_LATE_MAX	(HZ / 10)
 static void amt_wake_late_fn(struct work_struct *w);
@@ -125,9 +114,8 @@ bool amt_reaper_wakes_late(void)
 /**
  * amt_reaper_owe_wake() - an exit was queued: wake the reaper later
  *
- * Context: after amt_defer() has queued the entry, so that whoever takes
- * the count (amt_reaper_wake_owed()'s fully ordered atomic_xchg()) and
- * wakes the reaper makes it see the entry.
+ * Context: after amt_defer() queued the entry: whoever takes the count (a
+ * fully ordered atomic_xchg()) and wakes the reaper makes it see the entry.
  */
 void amt_reaper_owe_wake(void)
 {
@@ -143,8 +131,6 @@ void amt_reaper_owe_wake(void)
 /**
  * amt_reaper_queue_exit() - queue the exiting task's mm for the reaper
  * @e: the entry, charged; the reaper owns and frees it from now on
- *
- * The reaper is woken after exit_notify(), or at once without that hook.
  */
 void amt_reaper_queue_exit(struct amt_entry *e)
 {
@@ -155,11 +141,7 @@ void amt_reaper_queue_exit(struct amt_entry *e)
 		amt_reaper_wake();
 }
 
-/*
- * notify.c's ftrace callback pays the wake-up with preemption disabled,
- * where PREEMPT_RT's sleeping waitqueue lock must not be taken: wake_up()
- * runs from an irq_work (the irq_work thread on PREEMPT_RT).
- */
+/* notify.c pays with preemption off, where RT's waitqueue lock would sleep */
 static void amt_wake_irq_fn(struct irq_work *w)
 {
 	wake_up(&amt_reaper_wq);
@@ -171,7 +153,6 @@ static struct irq_work amt_wake_irq_work;
  * amt_reaper_wake_owed() - wake the reaper for exits queued quietly
  *
  * Context: any; takes no sleeping lock, also on PREEMPT_RT.
- *
  * Return: true if a wake-up was owed.
  */
 bool amt_reaper_wake_owed(void)
@@ -213,10 +194,7 @@ static int amt_reaper_fn(void *unused)
 			cond_resched();
 		}
 		amt_reaper_renice(AMT_NO_PRESS);
-		/*
-		 * Stop only with an empty queue: hooks and stashes are gone
-		 * before kthread_stop(), so nothing is queued after this.
-		 */
+		/* hooks and stashes are gone before kthread_stop() */
 		if (kthread_should_stop() && amt_queue_empty())
 			break;
 	}
@@ -251,10 +229,7 @@ int amt_reaper_start(unsigned int n)
 			return PTR_ERR(t);
 		}
 		set_user_nice(t, MAX_NICE);
-		/*
-		 * Not bound: kthread() keeps it to the housekeeping CPUs
-		 * (HK_TYPE_KTHREAD), and admins can still re-affine it.
-		 */
+		/* not bound: kthread() keeps it to HK_TYPE_KTHREAD CPUs */
 		amt_reapers[amt_nr_running++] = t;
 		wake_up_process(t);
 	}
@@ -264,8 +239,7 @@ int amt_reaper_start(unsigned int n)
 /**
  * amt_reaper_stop() - tear down everything queued, then stop the threads
  *
- * Context: after amt_hook_exit() and amt_notify_exit(): nothing new can be
- * deferred, no stash is left, and no task runs its own teardown.
+ * Context: after amt_hook_exit() and amt_notify_exit(): nothing new comes.
  */
 void amt_reaper_stop(void)
 {

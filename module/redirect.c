@@ -40,10 +40,8 @@ int amt_redirect_register(struct amt_redirect *r)
  * amt_redirect_unregister() - stop, and wait until no task runs our code
  * @r: a registered redirect (or watch)
  *
- * unregister_ftrace_function() waits (RCU-tasks) for callbacks in flight;
- * then the in-flight sum only falls. A task sleeping in the target is
- * quiescent for RCU-tasks, so wait for the sum to reach zero; then
- * synchronize_rcu_tasks() covers the code after each decrement.
+ * Waits for callbacks in flight, for the in-flight sum to reach zero (a task
+ * asleep in a target is RCU-tasks quiescent), then synchronize_rcu_tasks().
  */
 void amt_redirect_unregister(struct amt_redirect *r)
 {

@@ -1,9 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * mode=self: the dying task tears its own mm down after exit_notify() has
- * woken its parent. exit_mm()'s final drop stashes the mm (stash.c); the
- * hook after exit_notify() (notify.c) calls amt_self_teardown(), which
- * takes the stash back unless a reaper took it meanwhile.
+ * mode=self: after exit_notify() has woken its parent, the dying task tears
+ * down the mm its final drop stashed (stash.c, notify.c).
  *
  * Copyright (C) 2026 The async_mm_teardown authors.
  */
@@ -21,11 +19,7 @@ static bool amt_self_holds_cgroup(void)
 	return amt_cgroup_unlinked_at_death();
 }
 
-/*
- * Where exiting tasks hold up RCU-tasks until their end (compat.h), a self
- * teardown delays synchronize_rcu_tasks() while it runs or sleeps; one in
- * exit_mm() only while it runs.
- */
+/* Do exiting tasks hold up RCU-tasks to their end (self teardown sleeps)? */
 static bool amt_self_holds_tasks_rcu(void)
 {
 	return amt_exit_holds_tasks_rcu();
@@ -49,9 +43,8 @@ const char *amt_self_cost(void)
  * amt_self_refusal() - why mode=self is refused here even when asked for
  * @hooked: the hook after exit_notify() is in place
  *
- * On PREEMPT_RT a sleeping-lock wait is a voluntary switch (__schedule()'s
- * SM_RTLOCK_WAIT): quiescent for RCU-tasks in exit_mm(), not in the exit
- * section where a self teardown runs.
+ * On PREEMPT_RT a lock wait (__schedule()'s SM_RTLOCK_WAIT) is quiescent
+ * for RCU-tasks in exit_mm(), not where a self teardown runs.
  *
  * Return: the reason, for the kernel log and a refused write, or NULL.
  */
@@ -68,9 +61,8 @@ const char *amt_self_refusal(bool hooked)
  * amt_self_possible() - may the exiting task (current) tear its mm down?
  * @mm: the mm, whose last reference current holds
  *
- * Return: false, counted, if notify.c cannot put current's mempolicy after
- * the teardown, or if the mm has mmu notifiers (a release() may wait for a
- * device) where exiting tasks hold up RCU-tasks after exit_notify().
+ * Return: false (counted) if current's mempolicy cannot be put after it, or
+ * if the mm has mmu notifiers where exiting tasks hold up RCU-tasks.
  */
 bool amt_self_possible(struct mm_struct *mm)
 {
@@ -101,10 +93,7 @@ void amt_self_teardown(struct task_struct *tsk)
 
 	/* meanwhile its stash is still counted and can be handed off */
 	amt_give_way(amt_self_waiting, tsk);
-	/*
-	 * More than one if a late final drop (hook.c) stashed another mm, or
-	 * threads that died before it left theirs (amt_stash_leader()).
-	 */
+	/* several: a late drop's (hook.c), or threads' left to it (stash.c) */
 	while ((e = amt_stash_take(tsk, &queued))) {
 		/* those left for the reaper: the death is visible now */
 		if (queued) {

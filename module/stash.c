@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Stashes: deferred mms kept for a dying task until it is past
- * exit_notify() (notify.c's hook): its own in mode=self; in both modes, a
- * thread's mm left to its exiting group leader. One whose task does not
- * come within AMT_STASH_MAX goes to the reaper.
+ * Stashes: deferred mms kept for a dying task until it is past exit_notify()
+ * (notify.c): its own (mode=self), or a thread's left to its exiting leader.
+ * The reaper takes one its task does not take within AMT_STASH_MAX.
  *
  * Copyright (C) 2026 The async_mm_teardown authors.
  */
@@ -36,14 +35,10 @@ bool amt_stash_mempolicy_ok(void)
 /**
  * amt_stash_leader() - the leader to leave the exiting thread's mm to
  *
- * The parent waits for the leader, whom a thread's teardown would only
- * delay (docs/design.md, "Late final drops").
- *
- * Context: the final drop, before exit_notify(): current is still in its
- * thread group, so its leader cannot be released (delay_group_leader()).
- *
- * Return: current's group leader if it is another task, exiting, not past
- * exit_notify(), and able to take a stash; NULL otherwise.
+ * Context: the final drop: current is still in its thread group, so its
+ * leader cannot be released (delay_group_leader()).
+ * Return: current's group leader if another task, exiting, not past
+ * exit_notify() and able to take a stash; NULL otherwise.
  */
 struct task_struct *amt_stash_leader(void)
 {
@@ -73,12 +68,8 @@ static void amt_stash_late_fn(struct work_struct *w)
 
 /**
  * amt_stash() - keep an entry for current, or for its group leader
- * @e: the entry, charged; it owns the last reference of its mm.
- *	@e->to_reaper: the leader queues it for the reaper (reaper mode)
+ * @e: the entry, charged; with ->to_reaper the leader queues it
  * @leader: from amt_stash_leader(), or NULL: current keeps it
- *
- * A timer already armed fires within AMT_STASH_MAX and re-arms itself for
- * the stashes not late yet.
  *
  * Return: true if stashed; false if it went on the reaper's queue (the
  * leader passed exit_notify() meanwhile): the caller owes the wake-up.
@@ -94,6 +85,7 @@ bool amt_stash(struct amt_entry *e, struct task_struct *leader)
 		amt_stat_inc(AMT_STAT_to_leader);
 	else if (to_reaper)
 		return false;
+	/* an armed timer fires sooner, and re-arms for the stashes left */
 	schedule_delayed_work(&amt_stash_late_work, AMT_STASH_MAX);
 	return true;
 }

@@ -1,10 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Suspend and hibernation: no teardown runs unseen by the freezer. A
- * self-mode task its parent has reaped is off the lists freeze_processes()
- * walks (PF_NOFREEZE comes only in do_task_dead()). So from the
- * preparation on, stashes go to the reapers, which freeze between mms,
- * and the self teardowns already running are waited for.
+ * Suspend and hibernation: no teardown runs unseen by the freezer
+ * (docs/design.md, "Suspend").
  *
  * Copyright (C) 2026 The async_mm_teardown authors.
  */

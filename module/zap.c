@@ -1,9 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Parallel zap: before the final mmput() of a large dead mm, its private
- * anonymous memory is freed in chunks by the task that tears it down and
- * by helpers on CPUs that have nothing else to run, so that exit_mmap()
- * then finds little left (docs/design.md, "Parallel teardown").
+ * Parallel zap: helpers on idle CPUs free a large dead mm's private memory
+ * before its final mmput() (docs/design.md, "Parallel teardown").
  *
  * Copyright (C) 2026 The async_mm_teardown authors.
  */
@@ -23,12 +21,7 @@
 #include "stats.h"
 #include "zap.h"
 
-/*
- * Chunks end on multiples of this (not to split huge pages): a few
- * milliseconds of zapping, the CPU time a helper keeps a CPU on which
- * other work became runnable, and the teardown waits for a helper (in a
- * chunk, or at most a nap) once nothing is left to claim.
- */
+/* Chunks end on multiples, no huge page split; a helper's most on a busy CPU */
 #define AMT_ZAP_CHUNK	SZ_8M
 #define AMT_ZAP_HELPERS	8
 
@@ -50,12 +43,7 @@ struct amt_zap {
 
 static struct workqueue_struct *amt_zap_wq;
 
-/*
- * Anonymous only: a zapped private file mapping would fault the file's
- * page back in on a late read (fault-around checks no MMF_UNSTABLE), not
- * the process's copy. Never hugetlb nor PFN maps (the OOM reaper's rule);
- * an anon_vma, or there is nothing to free.
- */
+/* Private anonymous only (docs/design.md, "Parallel teardown") */
 static bool amt_zap_vma_ok(struct vm_area_struct *vma)
 {
 	return vma_is_anonymous(vma) && vma->anon_vma &&
@@ -63,11 +51,8 @@ static bool amt_zap_vma_ok(struct vm_area_struct *vma)
 }
 
 /*
- * Claim and zap the next chunk, under mmap_read_lock like MADV_DONTNEED.
- * The VMAs do not change meanwhile: no task runs on the mm, and a late
- * mmget_not_zero() user that would change them needs the write lock. The
- * claim is a cmpxchg of the cursor: a claimant that lost the race scans
- * again from the winner's end.
+ * Under mmap_read_lock, as MADV_DONTNEED: no task runs on the mm, and a late
+ * user needs the write lock to change VMAs. A lost claim retries at the cursor.
  */
 static bool amt_zap_one(struct amt_zap *z)
 {
@@ -98,12 +83,7 @@ static bool amt_zap_one(struct amt_zap *z)
 	return vma;
 }
 
-/*
- * A helper, bound to its CPU: a chunk only while it is alone there, so it
- * never takes the CPU from runnable work for more than one chunk; while
- * it is not, it naps (TASK_IDLE, backing off to AMT_ZAP_NAP_MAX_US) and
- * looks again, until nothing is left to claim.
- */
+/* Bound to its CPU: zaps only while alone there, else naps (TASK_IDLE) */
 #define AMT_ZAP_NAP_US		200
 #define AMT_ZAP_NAP_MAX_US	2000
 static void amt_zap_help(struct work_struct *w)
@@ -124,10 +104,7 @@ static void amt_zap_help(struct work_struct *w)
 	}
 }
 
-/*
- * Ask up to @max other CPUs for help: online, and housekeeping for
- * kthreads, scheduling domains and workqueues (not nohz_full or isolated).
- */
+/* Up to @max other online housekeeping CPUs (not nohz_full or isolated) */
 static void amt_zap_call_helpers(struct amt_zap *z, unsigned int max)
 {
 	unsigned int cpu, self = raw_smp_processor_id();
@@ -150,21 +127,14 @@ static void amt_zap_call_helpers(struct amt_zap *z, unsigned int max)
 
 /**
  * amt_zap() - free a dead mm's private memory on idle CPUs too
- * @mm: an mm no task runs on any more; the caller holds an mm_users
- *	reference and calls mmput() after this
+ * @mm: no task runs on it; the caller holds an mm_users reference to mmput()
  * @pid: its task, for the tracepoint
- * @pinned: holders that are not tasks keep the mm (the caller's reference
- *	is not the last): zap even without helpers
+ * @pinned: non-task holders keep the mm: zap even without helpers
  *
- * MMF_UNSTABLE first, as the OOM reaper does: a late reader that faults
- * on a zapped page gets an error, not a zero page. The caller zaps its
- * own share; a helper that has not started when nothing is left to claim
- * is cancelled, one that has finishes its chunk or nap.
+ * A late reader of a zapped page faults (MMF_UNSTABLE); no helper outlives it.
  *
  * Context: process context, no locks held; sleeps.
- *
- * Return: true if it zapped: with helpers (parallel=1, AMT_ZAP_MIN_PAGES
- * or more), or alone for a pinned mm.
+ * Return: true if it zapped: with helpers, or alone for a pinned mm.
  */
 bool amt_zap(struct mm_struct *mm, pid_t pid, bool pinned)
 {
@@ -216,10 +186,7 @@ bool amt_zap(struct mm_struct *mm, pid_t pid, bool pinned)
 }
 
 /**
- * amt_zap_init() - the helpers' workqueue: per-CPU, CPU-intensive (a
- * helper does not sleep, and must not hold up the CPU's other work
- * items), not freezable (a helper runs only inside a teardown, which
- * waits for it)
+ * amt_zap_init() - the helpers' workqueue (not freezable: teardowns wait)
  *
  * Return: 0 or -ENOMEM.
  */

@@ -34,9 +34,13 @@ echo "# debug kernel $KVER ready after $((SECONDS - start)) s"
 # the bounds that time teardowns.
 # The suite in two boots (01-28 took 56 min, 29-43 about as long): each
 # boot's time limit stays meaningful and a hang costs one half.
+# Not respawn_stress: its burners at nice -10 on every vCPU starve
+# teardowns this kernel makes ~18x slower, and one run did not end within
+# the 40 min a test may take; its paths (the OOM notifier's drain, the
+# shrinker) run here in oom_backlog and memcg_respawn.
 dbg_args="amt_slow=4 amt_tslow=20 amt_timeout=2400"
 run "guest suite, tests 01-28" -r suite -T 5400 -a "$dbg_args" \
-	-t '0*' -t '1*' -t '2[0-8]_*'
+	-t '0*' -t '1[0-9]_*' -t '2[1-8]_*'
 run "guest suite, tests 29 on" -r suite -T 7200 -a "$dbg_args" \
 	-t '29_*' -t '[3-9]*'
 run "soak" -r soak -T $((soak + 1800)) -a "amt_soak=$soak"

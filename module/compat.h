@@ -49,10 +49,19 @@ static __always_inline unsigned long amt_fregs_arg0(struct ftrace_regs *fregs)
 	return regs_get_kernel_argument(&fregs->regs, 0);
 }
 
+/*
+ * Without WITH_ARGS (arm64 on 6.1) ftrace_instruction_pointer_set() is an
+ * empty stub: the ops save the full pt_regs, whose PC ftrace_caller
+ * returns to.
+ */
 static __always_inline void amt_fregs_set_ip(struct ftrace_regs *fregs,
 					     unsigned long ip)
 {
+#ifdef CONFIG_HAVE_DYNAMIC_FTRACE_WITH_ARGS
 	ftrace_instruction_pointer_set(fregs, ip);
+#else
+	instruction_pointer_set(&fregs->regs, ip);
+#endif
 }
 #endif
 

@@ -317,7 +317,13 @@ bool amt_self_holds_cgroup(void)
 
 bool amt_self_holds_tasks_rcu(void)
 {
-	return amt_kernel_has("exit_tasks_rcu_stop");
+	/*
+	 * exit_tasks_rcu_stop(): 6.1's SRCU scheme (an empty function there
+	 * without CONFIG_TASKS_RCU, as on Debian's arm64 build);
+	 * synchronize_rcu_tasks() exists only with CONFIG_TASKS_RCU.
+	 */
+	return amt_kernel_has("exit_tasks_rcu_stop") &&
+	       amt_kernel_has("synchronize_rcu_tasks");
 }
 
 int amt_kmod_load(const char *name)

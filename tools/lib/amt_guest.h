@@ -125,7 +125,7 @@ bool amt_kernel_has(const char *sym);
 bool amt_self_holds_cgroup(void);
 /*
  * Does a dying task hold up RCU-tasks grace periods after exit_notify()
- * (exit_tasks_rcu_stop(): 6.1, not 6.12)? The module then defaults to
+ * (6.1 with CONFIG_TASKS_RCU, not 6.12)? The module then defaults to
  * mode=reaper, and self mode leaves mms with mmu notifiers to the reaper.
  */
 bool amt_self_holds_tasks_rcu(void);

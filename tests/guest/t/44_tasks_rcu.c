@@ -193,7 +193,7 @@ static void run(void)
 
 	/* 6.12+ keep exiting tasks on per-CPU lists, ordinary holdouts */
 	if (!amt_self_holds_tasks_rcu())
-		amt_skip("no RCU-tasks exit section on this kernel (exit_tasks_rcu_stop() is 6.1's)");
+		amt_skip("no RCU-tasks exit section on this kernel (6.1 with CONFIG_TASKS_RCU only)");
 	amt_helper_load();
 	amt_write_file(AMT_HELPER "stall", "0");
 	amt_assert(amt_helper_wait("stalled", 0, 10000),

@@ -76,6 +76,8 @@ trace=${AMT_BENCH_TRACE:-0}
 [ "$trace" = 0 ] || append+=" amt_trace=--trace=/tmp/trace.txt"
 
 eval "$("$top/scripts/kernel.sh" "$suite")"
+qemu=qemu-system-x86_64
+[ "${KARCH:-}" != arm64 ] || qemu=qemu-system-aarch64
 [ -n "$accel" ] || accel=$("$top/scripts/accel.sh" "$VMLINUZ" | tr a-z A-Z)
 out=$top/bench/results
 mkdir -p "$out"
@@ -93,7 +95,7 @@ fi
 {
 	echo "# make bench KERNEL=$suite ($(date -u +%Y-%m-%d), host: $(nproc) CPUs,"
 	echo "# $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //'),"
-	echo "# QEMU $(qemu-system-x86_64 --version | head -1 | awk '{print $4}')" \
+	echo "# QEMU $("$qemu" --version | head -1 | awk '{print $4}')" \
 	     "$accel, guest $mem${cmdline:+, kernel command line + $cmdline})"
 	cut_section TABLE JSON
 } > "$out/$KVER$tag.txt"

@@ -5,6 +5,8 @@
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 out=${1:-$top/build/guest}
+# AMT_GUEST_CC: a cross compiler (aarch64-linux-gnu-gcc for an arm64 guest)
+cc=${AMT_GUEST_CC:-gcc}
 mkdir -p "$out/tests" "$out/tools"
 # the guest library the tests, the benchmark, the demo and the soak share
 lib=$top/tools/lib/amt_guest.c
@@ -15,7 +17,7 @@ cflags=(-static -O2 -g0 -Wall -Wextra -Wno-unused-parameter -Werror -D_GNU_SOURC
 build() { # src dst
 	if [ ! -e "$2" ] || [ "$1" -nt "$2" ] || [ "$lib" -nt "$2" ] ||
 	   [ "${hdrs[0]}" -nt "$2" ] || [ "${hdrs[1]}" -nt "$2" ]; then
-		gcc "${cflags[@]}" -o "$2" "$1" "$lib" -lm
+		"$cc" "${cflags[@]}" -o "$2" "$1" "$lib" -lm
 	fi
 }
 for src in "$top"/tests/guest/t/*.c; do
@@ -35,7 +37,7 @@ done
 bench=$out/tools/exit_latency
 if [ ! -e "$bench" ] || [ -n "$(find "$top/tools/bench" "$lib" "${hdrs[@]}" \
 	-newer "$bench" 2>/dev/null)" ]; then
-	gcc "${cflags[@]}" -o "$bench" "$top"/tools/bench/*.c "$lib" -lm
+	"$cc" "${cflags[@]}" -o "$bench" "$top"/tools/bench/*.c "$lib" -lm
 fi
 # amtctl is dynamically linked (libkmod): run-guest.sh ships its libraries
-"$top/scripts/build-amtctl.sh" "$out"
+"$top/scripts/build-amtctl.sh" "$out" ${AMT_GUEST_ARCH:-}

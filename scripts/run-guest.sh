@@ -47,13 +47,19 @@ done
 
 "$top/scripts/deps.sh"
 eval "$("$top/scripts/kernel.sh" "$suite")"
+# KARCH: set by kernel.sh for a kernel of another architecture than the
+# host's (arm64): cross-built guest programs, Debian's programs of that
+# architecture, qemu-system-aarch64 (TCG)
+karch=${KARCH:-}
+guest=$top/build/guest${karch:+-$karch}
 [ -n "$ko" ] || ko=$("$top/scripts/build-module.sh" "$suite")
 # the tests' fixture module (tests/guest/helper/), loaded by tests that need it
 helper=$("$top/scripts/build-helper.sh" "$suite")
-"$top/scripts/build-guest.sh" "$top/build/guest"
+AMT_GUEST_ARCH=$karch AMT_GUEST_CC=${karch:+aarch64-linux-gnu-}gcc \
+	"$top/scripts/build-guest.sh" "$guest"
 # Debian programs the guest tests run, unpacked from their packages
-crun=$("$top/scripts/guest-program.sh" crun)
-earlyoom=$("$top/scripts/guest-program.sh" earlyoom)
+crun=$("$top/scripts/guest-program.sh" crun $karch)
+earlyoom=$("$top/scripts/guest-program.sh" earlyoom $karch)
 
 # initramfs: busybox, /init, the module, the selected tests, the tools
 # Per-invocation names: several runs may share the tree.
@@ -62,7 +68,7 @@ stage=$top/build/initramfs-$id
 trap 'rm -rf "$stage" "$stage.cpio"' EXIT
 rm -rf "$stage"
 mkdir -p "$stage"/{bin,amt,tests,tools,proc,sys,dev,tmp}
-cp /bin/busybox "$stage/bin/busybox"
+cp "${BUSYBOX:-/bin/busybox}" "$stage/bin/busybox"
 cp "$top/tests/guest/init" "$stage/init"
 cp "$ko" "$stage/amt/async_mm_teardown.ko"
 cp "$helper" "$stage/amt/amt_helper.ko"
@@ -72,7 +78,8 @@ cp "$helper" "$stage/amt/amt_helper.ko"
 # (none for the debug kernel, which builds them in)
 mkdir -p "$stage/amt/kmod"
 kdir=${AMT_CACHE:-$top/.cache}/kernels/$KVER
-for m in vhost vhost_net vhost_iotlb tun tap; do
+# (arm64: virtio-mmio and its console carry the verdict port, hvc0)
+for m in vhost vhost_net vhost_iotlb tun tap ${karch:+virtio_mmio virtio_console}; do
 	[ -d "$kdir" ] || break
 	f=$(find "$kdir/" \( -name "$m.ko" -o -name "$m.ko.xz" \) | head -n 1)
 	case $f in
@@ -82,14 +89,15 @@ for m in vhost vhost_net vhost_iotlb tun tap; do
 done
 [ ${#globs[@]} -gt 0 ] || globs=('*')
 for glob in "${globs[@]}"; do
-	for t in "$top"/build/guest/tests/$glob; do
+	for t in "$guest"/tests/$glob; do
 		[ -e "$t" ] && cp "$t" "$stage/tests/"
 	done
 done
-cp "$top"/build/guest/tools/* "$stage/tools/" 2>/dev/null || true
+cp "$guest"/tools/* "$stage/tools/" 2>/dev/null || true
 # PROG to the guest's /usr/bin with the libraries ldd names; those found
 # in TREE (an unpacked Debian package tree) go to the same path in the guest
 ship() { # PROG [TREE]
+	[ -z "$karch" ] || { ship_tree "$@"; return; }
 	local prog=$1 tree=${2:-} libpath='' lib dst out
 	[ -z "$tree" ] ||
 		libpath=$tree/lib/x86_64-linux-gnu:$tree/usr/lib/x86_64-linux-gnu
@@ -107,8 +115,41 @@ ship() { # PROG [TREE]
 		cp -L "$lib" "$stage$dst"
 	done
 }
-for prog in "$top"/build/guest/dyn/*; do
-	[ -x "$prog" ] && ship "$prog"
+# Another architecture: no ldd; the ELF interpreter and the NEEDED
+# libraries, recursively, from TREE (an unpacked Debian tree of that
+# architecture, libc6 included) to the same paths in the guest.
+ship_tree() { # PROG TREE
+	local prog=$1 tree=$2 todo=("$1") f lib d found interp
+	mkdir -p "$stage/usr/bin"
+	cp "$prog" "$stage/usr/bin/"
+	interp=$(readelf -l "$prog" | sed -n 's/.*interpreter: \(.*\)]/\1/p')
+	if [ -n "$interp" ]; then
+		mkdir -p "$stage$(dirname "$interp")"
+		cp -L "$tree$interp" "$stage$interp"
+	fi
+	while [ ${#todo[@]} -gt 0 ]; do
+		f=${todo[0]}
+		todo=("${todo[@]:1}")
+		for lib in $(readelf -d "$f" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'); do
+			found=''
+			for d in /lib/aarch64-linux-gnu /usr/lib/aarch64-linux-gnu; do
+				[ -e "$tree$d/$lib" ] || continue
+				found=$d/$lib
+				break
+			done
+			[ -n "$found" ] || {
+				echo "run-guest: $prog: $lib not found in $tree" >&2
+				exit 1
+			}
+			[ -e "$stage$found" ] && continue
+			mkdir -p "$stage$(dirname "$found")"
+			cp -L "$tree$found" "$stage$found"
+			todo+=("$tree$found")
+		done
+	done
+}
+for prog in "$guest"/dyn/*; do
+	[ -x "$prog" ] && ship "$prog" $(cat "$guest/dyn/.tree" 2>/dev/null)
 done
 # Debian's crun, an OCI runtime, with its libraries (crun_lifecycle)
 ship "$crun/root/usr/bin/crun" "$crun/root"
@@ -128,7 +169,8 @@ ln -sfn "$id.console.log" "$logs/$KVER-$run.console.log"
 ln -sfn "$id.results" "$logs/$KVER-$run.results"
 
 qemu_extra=()
-accel=$("$top/scripts/accel.sh" "$VMLINUZ")
+accel=tcg
+[ -n "$karch" ] || accel=$("$top/scripts/accel.sh" "$VMLINUZ")
 if [ "$icount" = 1 ]; then
 	# deterministic virtual time exists only for single-threaded TCG;
 	# sleep=off: idle time jumps to the next timer instead of passing.
@@ -138,7 +180,12 @@ if [ "$icount" = 1 ]; then
 	qemu_extra=(-icount shift=0,sleep=off,align=off)
 	pin=0 cpus=1
 fi
-cmdline="console=ttyS0 panic=-1 oops=panic panic_on_warn=1 softlockup_panic=1"
+if [ -n "$karch" ]; then
+	cmdline="console=ttyAMA0 amt_port=hvc0"
+else
+	cmdline="console=ttyS0"
+fi
+cmdline+=" panic=-1 oops=panic panic_on_warn=1 softlockup_panic=1"
 cmdline+=" hung_task_panic=1 nmi_watchdog=0 mitigations=off rdinit=/init"
 cmdline+=" amt_run=$run $append"
 # "TID N" for each vCPU thread ("CPU N/TCG" or "CPU N/KVM") of QEMU $1.
@@ -161,11 +208,26 @@ pin_vcpus() {
 }
 boot() {
 	echo "# booting $KVER ($accel, $mem) for '$run'; log: $console" >&2
-	qemu-system-x86_64 -accel "$accel" -cpu max -smp "$cpus" -m "$mem" \
-		"${qemu_extra[@]}" -name "amt-guest,debug-threads=on" \
-		-kernel "$VMLINUZ" -initrd "$initrd" -append "$cmdline" \
-		-display none -monitor none -no-reboot \
-		-serial "file:$console" -serial "file:$results" &
+	if [ -n "$karch" ]; then
+		# pauth-impdef: TCG's fast pointer-authentication algorithm
+		# (QARMA, the architected one, costs much of the guest's time);
+		# the verdicts on a virtio console, virt having one UART
+		qemu-system-aarch64 -machine virt -accel "$accel" \
+			-cpu max,pauth-impdef=on -smp "$cpus" -m "$mem" \
+			"${qemu_extra[@]}" -name "amt-guest,debug-threads=on" \
+			-kernel "$VMLINUZ" -initrd "$initrd" -append "$cmdline" \
+			-display none -monitor none -no-reboot \
+			-serial "file:$console" \
+			-device virtio-serial-device \
+			-chardev "file,id=amtres,path=$results" \
+			-device virtconsole,chardev=amtres &
+	else
+		qemu-system-x86_64 -accel "$accel" -cpu max -smp "$cpus" -m "$mem" \
+			"${qemu_extra[@]}" -name "amt-guest,debug-threads=on" \
+			-kernel "$VMLINUZ" -initrd "$initrd" -append "$cmdline" \
+			-display none -monitor none -no-reboot \
+			-serial "file:$console" -serial "file:$results" &
+	fi
 	qpid=$!
 	[ "$pin" = 0 ] || pin_vcpus "$qpid" &
 	start=$SECONDS

@@ -71,21 +71,26 @@ static long zone_room_kb(long free, long high, long reserve)
  * of MiB: uncounted, they let the pressure reach the watermark after the
  * hand-off window). MemFree counts the DMA zone's free pages, which that
  * reserve makes unusable (11 MiB of 18 free when a presser stopping on
- * MemFree was OOM-killed on 6.1-rt).
+ * MemFree was OOM-killed on 6.1-rt). Free CMA pages do not count: user
+ * memory may take them, the presser's page tables may not (Debian's arm64
+ * kernel reserves a CMA area: counted, the presser filled RAM until its
+ * own page-table allocation was OOM-killed).
  */
 static long room_kb(void)
 {
 	FILE *f = fopen("/proc/zoneinfo", "r");
-	long free = 0, high = 0, reserve = 0, room = 0, n, cpu = -1;
+	long free = 0, high = 0, reserve = 0, room = 0, n, cpu = -1, cma = 0;
 	char line[256], *p, *end;
 
 	amt_assert(f, "no /proc/zoneinfo");
 	while (fgets(line, sizeof(line), f)) {
 		p = strstr(line, "protection: (");
 		if (!strncmp(line, "Node ", 5)) {	/* the next zone */
-			room += zone_room_kb(free, high, reserve);
-			free = high = reserve = 0;
+			room += zone_room_kb(free - cma, high, reserve);
+			free = high = reserve = cma = 0;
 			cpu = -1;
+		} else if (sscanf(line, " nr_free_cma %ld", &n) == 1) {
+			cma = n;
 		} else if (sscanf(line, " cpu: %ld", &n) == 1) {
 			cpu = n;
 		} else if (cpu == PRESS_CPU &&
@@ -102,7 +107,7 @@ static long room_kb(void)
 		}
 	}
 	fclose(f);
-	return room + zone_room_kb(free, high, reserve);
+	return room + zone_room_kb(free - cma, high, reserve);
 }
 
 /*

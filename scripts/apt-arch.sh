@@ -42,13 +42,14 @@ for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list \
 done
 # (one-line files are read from sources.list.d too: SourceList stays empty)
 : > "$d/etc/sources.list"
-# only the Debian archive: a third-party source may not carry ARCH
+# only Debian's archive or a mirror of it: a third-party source may not
+# carry ARCH
 for f in "$d"/etc/sources.list.d/*; do
 	case $f in *.sources)
-		awk 'BEGIN { RS = ""; ORS = "\n\n" } /URIs: *http[s]?:\/\/deb\.debian\.org/' \
+		awk 'BEGIN { RS = ""; ORS = "\n\n" } /URIs: *[^ \n]*debian/' \
 			"$f" > "$f.tmp" && mv "$f.tmp" "$f" ;;
 	*)
-		grep -E '^deb .*deb\.debian\.org' "$f" > "$f.tmp" || true
+		grep -E '^deb +(\[[^]]*\] +)?[^ ]*debian' "$f" > "$f.tmp" || true
 		mv "$f.tmp" "$f" ;;
 	esac
 done

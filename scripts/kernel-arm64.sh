@@ -9,8 +9,9 @@
 # The arm64 headers, image and busybox come from scripts/apt-arch.sh; the
 # headers tree is unpacked under the cache with its kbuild tools taken from
 # linux-kbuild-6.1 of the host's architecture and the same version (host
-# programs: fixdep, modpost). Prints what kernel.sh prints, plus KARCH and
-# KMAKE (the make variables of a cross build) and BUSYBOX.
+# programs: fixdep, modpost). Prints what kernel.sh prints, plus KARCH,
+# KTRIPLET (the GNU triplet: compiler prefix, multiarch directory), KMAKE
+# (the make variables of a cross build) and BUSYBOX.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cache=${AMT_CACHE:-$top/.cache}
@@ -62,5 +63,6 @@ echo "VMLINUZ=$dir/vmlinuz"
 echo "KDIR=$dir/headers/usr/src/linux-headers-$kver"
 echo "CHROOT="
 echo "KARCH=arm64"
+echo "KTRIPLET=aarch64-linux-gnu"
 echo "KMAKE='ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu-'"
 echo "BUSYBOX=$dir/busybox"

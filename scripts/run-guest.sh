@@ -55,7 +55,7 @@ guest=$top/build/guest${karch:+-$karch}
 [ -n "$ko" ] || ko=$("$top/scripts/build-module.sh" "$suite")
 # the tests' fixture module (tests/guest/helper/), loaded by tests that need it
 helper=$("$top/scripts/build-helper.sh" "$suite")
-AMT_GUEST_ARCH=$karch AMT_GUEST_CC=${karch:+aarch64-linux-gnu-}gcc \
+AMT_GUEST_ARCH=$karch AMT_GUEST_CC=${KTRIPLET:+$KTRIPLET-}gcc \
 	"$top/scripts/build-guest.sh" "$guest"
 # Debian programs the guest tests run, unpacked from their packages
 crun=$("$top/scripts/guest-program.sh" crun $karch)
@@ -132,7 +132,7 @@ ship_tree() { # PROG TREE
 		todo=("${todo[@]:1}")
 		for lib in $(readelf -d "$f" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'); do
 			found=''
-			for d in /lib/aarch64-linux-gnu /usr/lib/aarch64-linux-gnu; do
+			for d in /lib/$KTRIPLET /usr/lib/$KTRIPLET; do
 				[ -e "$tree$d/$lib" ] || continue
 				found=$d/$lib
 				break

@@ -1,13 +1,13 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# make check-workloads: the workload tests at their full length, too long
-# for make check (which runs them short): tests/guest/t/38_restart_loop.c,
-# a Restart=always loop of a 1 GiB service, 50 restarts per configuration
+# make check-workloads: the workload tests make check leaves out, the
+# restart loop at its full length: tests/guest/t/38_restart_loop.c, a
+# Restart=always loop of a 1 GiB service, 50 restarts per configuration
 # (module off, mode=reaper, mode=self, interleaved) in each of its two
-# memory.max settings, in one boot with its vCPUs pinned (as make bench);
-# in the same boot, the other tests that make check runs on the first
-# kernel asked for only (scripts/check.sh's "once": respawn_stress,
-# crun_lifecycle), so that any kernel can have them.
+# memory.max settings, and crun_lifecycle, in one boot with its vCPUs
+# pinned (as make bench); in the same boot respawn_stress, which make check
+# runs on the first kernel asked for only (scripts/check.sh's "once"), so
+# that any kernel can have it.
 #
 #   scripts/check-workloads.sh [SUITE]    SUITE: bookworm (default), trixie, sid
 #

@@ -65,26 +65,27 @@ took unit+style
 #    boot of a non-RT kernel, control under lockdown=integrity (lockdown
 #    cannot be lifted, so it comes last; on the RT flavour of the same 6.1
 #    it adds nothing).
-# The consumer tests (real programs: earlyoom, a container runtime, a
-# service restart loop, and the cgroup lifecycle of kills in each mode;
-# 40-85 s each) run in the plain boots of the non-RT kernels (6.1 and sid
+# The consumer tests (a real program, earlyoom, and the cgroup lifecycle
+# of kills in each mode; 40-85 s each) run in the plain boots of the non-RT kernels (6.1 and sid
 # in .ci/run); the preempt=full and RT boots run every other test, except
 # the tests of policy and interface that take no exit path of their own
 # (the same 6.1 code decides there as in the plain boot; the RT boot keeps
 # shrinker_cost, the shrinker's scan under RT's sleeping locks).
-workloads=' 36_cgroup_rmdir 37_crun_lifecycle 38_restart_loop 39_userspace_oom '
+workloads=' 36_cgroup_rmdir 39_userspace_oom '
 # (and the large-kill tests of parallel teardown and pinned zaps, 1-2 min
 # each: what they exercise, the exported range zap, does not change with
 # the preemption model; plain boots only)
 workloads+='49_parallel_zap 50_pinned_zap '
 policy=' 15_bad_params 19_oom_backlog 20_respawn_stress 21_memcg_respawn 22_amtctl 42_memcg_stuck 43_memcg_shmem 44_tasks_rcu 45_busy_round 48_shrinker_cost '
 rt_policy=' 48_shrinker_cost '
-# The longest tests whose subject does not change with the kernel's
-# version (the module's own guard under a kill-and-respawn stress; the
-# container runtime's and the restart loop's use of the cgroup paths that
-# cgroup_rmdir covers on every kernel): in the plain boot of the first
-# kernel asked for only; make check-workloads runs them on any kernel.
-once=' 20_respawn_stress 37_crun_lifecycle 38_restart_loop '
+# The longest test whose subject does not change with the kernel's
+# version (the module's own guard under a kill-and-respawn stress): in the
+# plain boot of the first kernel asked for only. The container runtime's
+# and the restart loop's lifecycles (the cgroup and memcg paths that
+# cgroup_rmdir, memcg_respawn and memcg_stuck cover on every kernel) are
+# left to make check-workloads, which runs all three on any kernel.
+once=' 20_respawn_stress '
+workload_only=' 37_crun_lifecycle 38_restart_loop '
 # An arm64 kernel (bookworm-arm64) runs the whole suite when it is the only
 # kernel asked for (~20 min), and with others (.ci/run) the tests of what
 # differs by architecture, ~90 s: the mmput() hook, its redirect and its
@@ -95,6 +96,7 @@ cross=' 01_sanity 02_headline 04_threads 17_oom_memcg_victim 23_self_mode 26_sel
 all_tests=() no_once=() rt_tests=() preempt_tests=() cross_tests=()
 for t in "$top"/tests/guest/t/*.c; do
 	t=$(basename "$t" .c)
+	case $workload_only in *" $t "*) continue ;; esac
 	all_tests+=(-t "$t")
 	case $cross in *" $t "*) cross_tests+=(-t "$t") ;; esac
 	case $once in *" $t "*) ;; *) no_once+=(-t "$t") ;; esac
@@ -224,15 +226,17 @@ if [ "${AMT_SELFTEST:-1}" = 1 ]; then
 		-T 20 2>/dev/null) || rc=$?
 	expect_fail "$out" "$rc" "a hung guest is killed and fails the run" \
 		"powered off in time # killed" | emit
-	# Both boots simulate the fault: the first is booted again, the
-	# second is judged as it is (the simulated line is no splat).
+	# Both boots simulate the fault in the second of two steps: the
+	# first is booted again, resuming at that step, the second is judged
+	# as it is (the simulated line is no splat).
 	out=$("$top/scripts/run-guest.sh" -k "$suite" -r harness-tcg-fault -t none 2>/dev/null)
 	rc=$?
-	n=$(echo "$out" | grep -c 'tcg-fault in the first boot.*booting again')
-	if [ $rc = 0 ] && [ "$n" = 1 ]; then
-		echo "ok - harness: a TCG fault boots the guest again, once"
+	n=$(echo "$out" | grep -c 'tcg-fault in the first boot.*booting again, resuming at two')
+	steps=$(echo "$out" | sed -n 's/^ok - .*: step \(.*\)/\1/p' | tr '\n' ,)
+	if [ $rc = 0 ] && [ "$n" = 1 ] && [ "$steps" = "one in boot 1,two in boot 2," ]; then
+		echo "ok - harness: a TCG fault boots the guest again, once, resuming at the test it hit"
 	else
-		echo "not ok - harness: a TCG fault boots the guest again, once # status $rc, $n re-boots"
+		echo "not ok - harness: a TCG fault boots the guest again, once, resuming at the test it hit # status $rc, $n re-boots, steps: $steps"
 	fi | emit
 	echo "$out" | sed 's/^/# /'
 	took harness

@@ -253,17 +253,34 @@ if ! grep -aq '^amt: kernel ' "$console" && [ ! -s "$results" ]; then
 elif [ "$accel" != kvm ] && "$top/scripts/tcg-fault.sh" "$console"; then
 	again=tcg-fault
 fi
+# After a TCG fault in a test (the init marks each test "#test NAME" on the
+# verdict port), the second boot resumes at that test: the verdicts before
+# it stand, and so must the first boot's kernel log up to it.
+from='' before=''
 if [ -n "$again" ]; then
 	mv "$console" "$console.$again"
 	mv "$results" "$results.$again"
-	echo "# $KVER: $run: $again in the first boot (log kept: $console.$again); booting again"
+	[ "$again" = tcg-fault ] &&
+		from=$(tr -d '\r' < "$results.$again" |
+			sed -n 's/^#test \([^ ]*\)$/\1/p' | tail -n 1)
+	if [ -n "$from" ]; then
+		cmdline+=" amt_from=$from"
+		before=$logs/$id.before-$from
+		tr -d '\r' < "$results.$again" | sed "/^#test $from\$/,\$d" \
+			> "$before.results"
+		tr -d '\r' < "$console.$again" |
+			sed "/^amt: running $from /,\$d" > "$before.console.log"
+	fi
+	echo "# $KVER: $run: $again in the first boot (log kept: $console.$again); booting again${from:+, resuming at $from}"
 	boot
 fi
 
 fail=0
-tr -d '\r' < "$results" | grep -E '^(ok|not ok) ' |
-	sed -E "s/^(ok|not ok) - /\1 - $KVER: /" || true
-grep -q '^not ok ' "$results" && fail=1
+for r in ${before:+"$before.results"} "$results"; do
+	tr -d '\r' < "$r" | grep -E '^(ok|not ok) ' |
+		sed -E "s/^(ok|not ok) - /\1 - $KVER: /" || true
+	grep -q '^not ok ' "$r" && fail=1
+done
 
 # The harness's own verdicts.
 if [ "$elapsed" -ge "$timeout" ]; then
@@ -278,19 +295,28 @@ fi
 # (lockdep, KASAN and UBSAN reports all carry a BUG: or WARNING: header;
 # the debug kernel's boot banners name lockdep and kmemleak harmlessly)
 bad='BUG:|WARNING:|Oops|Call Trace|bad rss-counter|KASAN:|possible circular locking|inconsistent lock state|blocked for more than|soft lockup|Kernel panic|suspected memory leak|general protection'
-# The OOM killer dumps a stack by design ("invoked oom-killer" ... "Killed
-# process"): only its Call Trace lines are excused, nothing else in it.
-if grep -av 'ommand line:' "$console" |
-	awk '/invoked oom-killer:/ { oom = 1 } /Killed process|oom_reaper:/ { oom = 0 }
-	     !(oom && /Call Trace/)' |
-	grep -aEn "$bad" > "$logs/$id.splats"; then
-	echo "not ok - $KVER: $run: kernel log clean # $(head -1 "$logs/$id.splats" | cut -c1-150)"
-	# the first report itself (RIP, call trace), for a log CI does not keep
-	n=$(head -1 "$logs/$id.splats" | cut -d: -f1)
-	grep -av 'ommand line:' "$console" | tr -d '\r' |
-		sed -n "$((n > 5 ? n - 5 : 1)),$((n + 45))p" | sed 's/^/#   /'
-	fail=1
-else
-	echo "ok - $KVER: $run: kernel log clean (no warning, oops, hang or bad rss-counter)"
+judge_log() { # LOG SPLATS LABEL
+	# The OOM killer dumps a stack by design ("invoked oom-killer" ...
+	# "Killed process"): only its Call Trace lines are excused.
+	if grep -av 'ommand line:' "$1" |
+		awk '/invoked oom-killer:/ { oom = 1 } /Killed process|oom_reaper:/ { oom = 0 }
+		     !(oom && /Call Trace/)' |
+		grep -aEn "$bad" > "$2"; then
+		echo "not ok - $KVER: $run: $3 # $(head -1 "$2" | cut -c1-150)"
+		# the first report itself (RIP, call trace), for a log CI
+		# does not keep
+		local n
+		n=$(head -1 "$2" | cut -d: -f1)
+		grep -av 'ommand line:' "$1" | tr -d '\r' |
+			sed -n "$((n > 5 ? n - 5 : 1)),$((n + 45))p" | sed 's/^/#   /'
+		return 1
+	fi
+	echo "ok - $KVER: $run: $3"
+}
+if [ -n "$before" ]; then
+	judge_log "$before.console.log" "$before.splats" \
+		"kernel log of the first boot clean up to $from" || fail=1
 fi
+judge_log "$console" "$logs/$id.splats" \
+	"kernel log clean (no warning, oops, hang or bad rss-counter)" || fail=1
 exit $fail

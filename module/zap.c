@@ -104,7 +104,30 @@ static void amt_zap_help(struct work_struct *w)
 	}
 }
 
-/* Up to @max other online housekeeping CPUs (not nohz_full or isolated) */
+/*
+ * Another online housekeeping CPU (not nohz_full or isolated) on which the
+ * tearing-down task may run: a dying task's cpuset and affinity in self
+ * mode, the reapers' in reaper mode.
+ */
+static bool amt_zap_cpu_ok(unsigned int cpu, unsigned int self)
+{
+	return cpu != self && cpumask_test_cpu(cpu, current->cpus_ptr) &&
+	       housekeeping_test_cpu(cpu, HK_TYPE_KTHREAD) &&
+	       housekeeping_test_cpu(cpu, HK_TYPE_DOMAIN) &&
+	       housekeeping_test_cpu(cpu, HK_TYPE_WQ);
+}
+
+/* The helpers to ask for, at most @max (a migration since is harmless) */
+static unsigned int amt_zap_nr_cpus(unsigned int max)
+{
+	unsigned int cpu, self = raw_smp_processor_id(), n = 0;
+
+	for_each_online_cpu(cpu)
+		if (n < max && amt_zap_cpu_ok(cpu, self))
+			n++;
+	return n;
+}
+
 static void amt_zap_call_helpers(struct amt_zap *z, unsigned int max)
 {
 	unsigned int cpu, self = raw_smp_processor_id();
@@ -113,10 +136,7 @@ static void amt_zap_call_helpers(struct amt_zap *z, unsigned int max)
 	for_each_online_cpu(cpu) {
 		if (z->nr_helpers == max)
 			break;
-		if (cpu == self ||
-		    !housekeeping_test_cpu(cpu, HK_TYPE_KTHREAD) ||
-		    !housekeeping_test_cpu(cpu, HK_TYPE_DOMAIN) ||
-		    !housekeeping_test_cpu(cpu, HK_TYPE_WQ))
+		if (!amt_zap_cpu_ok(cpu, self))
 			continue;
 		h = &z->helpers[z->nr_helpers++];
 		h->zap = z;
@@ -146,8 +166,7 @@ bool amt_zap(struct mm_struct *mm, pid_t pid, bool pinned)
 	if (!amt_can_zap() || mm_has_notifiers(mm))
 		return false;
 	if (READ_ONCE(amt_parallel) && before >= AMT_ZAP_MIN_PAGES)
-		max = min_t(unsigned int, num_online_cpus() - 1,
-			    AMT_ZAP_HELPERS);
+		max = amt_zap_nr_cpus(AMT_ZAP_HELPERS);
 	/* no reclaim on the way to freeing memory: alone then */
 	if (max)
 		z = kzalloc(struct_size(z, helpers, max),

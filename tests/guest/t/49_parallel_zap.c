@@ -12,6 +12,9 @@
  * 2. Busy: a burner pinned on every vCPU: the helpers asked for a 512 MiB
  *    teardown find their CPU busy and zap nothing, and the burners get no
  *    less CPU than with parallel=0.
+ * 3. Confined: a 512 MiB process allowed on vCPU 0 only: a self teardown
+ *    (on that vCPU) asks for no helper elsewhere; the reaper, allowed
+ *    everywhere, does.
  */
 #include <sched.h>
 #include <signal.h>
@@ -59,8 +62,12 @@ static void pin(pid_t pid, int cpu)
 		   "cannot pin %d to cpu %d", pid, cpu);
 }
 
-/* @enabled, @parallel: the module's; @busy: burners pinned on each vCPU */
-static struct round one(bool enabled, bool parallel, bool busy, int mb)
+/*
+ * @enabled, @parallel: the module's; @busy: burners pinned on each vCPU;
+ * @confined: the process allowed on vCPU 0 only
+ */
+static struct round one(bool enabled, bool parallel, bool busy, int mb,
+			bool confined)
 {
 	long c0 = amt_stat("zap_chunks"), h0 = amt_stat("zap_helper_chunks");
 	long b0 = amt_stat("zap_helpers_busy"), z0 = amt_stat("zap_parallel");
@@ -77,6 +84,8 @@ static struct round one(bool enabled, bool parallel, bool busy, int mb)
 		   "cannot set parallel");
 	base = amt_mem_back_kb();
 	pid = amt_hog(mb, AMT_HOG_ANON);
+	if (confined)
+		pin(pid, 0);
 	if (busy) {
 		amt_burners_start(b);
 		for (i = 0; i < AMT_BURNERS; i++)
@@ -107,7 +116,7 @@ static struct round one(bool enabled, bool parallel, bool busy, int mb)
 
 static void run(void)
 {
-	struct round on, off, in, busy_on, busy_off;
+	struct round on, off, in, busy_on, busy_off, confined;
 	char cap[32];
 
 	ncpus = sysconf(_SC_NPROCESSORS_ONLN);
@@ -116,9 +125,9 @@ static void run(void)
 	snprintf(cap, sizeof(cap), "%ld", sysconf(_SC_PHYS_PAGES));
 	amt_assert(!amt_param_set("max_pending_pages", cap), "cannot raise the cap");
 	/* 1. the second vCPU idle */
-	in = one(false, true, false, BIG_MB);
-	off = one(true, false, false, BIG_MB);
-	on = one(true, true, false, BIG_MB);
+	in = one(false, true, false, BIG_MB, false);
+	off = one(true, false, false, BIG_MB, false);
+	on = one(true, true, false, BIG_MB, false);
 	amt_note("2 GiB kill to memory back: inline %.0f ms, one CPU %.0f ms, parallel %.0f ms (%ld chunks, %ld by helpers)",
 		 in.ns / 1e6, off.ns / 1e6, on.ns / 1e6, on.chunks,
 		 on.helper_chunks);
@@ -130,8 +139,8 @@ static void run(void)
 		      "parallel teardown (ns) slower than one CPU's");
 
 	/* 2. every vCPU busy */
-	busy_off = one(true, false, true, BUSY_MB);
-	busy_on = one(true, true, true, BUSY_MB);
+	busy_off = one(true, false, true, BUSY_MB, false);
+	busy_on = one(true, true, true, BUSY_MB, false);
 	amt_note("512 MiB, burners pinned: their CPU share %.2f (parallel) vs %.2f (one CPU); helpers that left %ld, chunks by helpers %ld",
 		 busy_on.burner_share, busy_off.burner_share, busy_on.busy,
 		 busy_on.helper_chunks);
@@ -143,6 +152,13 @@ static void run(void)
 	amt_assert(busy_on.burner_share >= busy_off.burner_share - 0.1,
 		   "the burners got %.2f of the CPUs with parallel=1, %.2f without",
 		   busy_on.burner_share, busy_off.burner_share);
+
+	/* 3. the process confined to vCPU 0 */
+	confined = one(true, true, false, BUSY_MB, true);
+	amt_note("512 MiB confined to vCPU 0: %ld parallel teardowns, %ld chunks by helpers",
+		 confined.zaps, confined.helper_chunks);
+	amt_assert_eq(confined.zaps, strcmp(amt_mode, "self") ? 1 : 0,
+		      "parallel teardowns of a process confined to vCPU 0");
 	amt_assert(!amt_param_set("parallel", "1"), "cannot restore parallel");
 	amt_reset_defaults();
 }

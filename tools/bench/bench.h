@@ -70,7 +70,7 @@ struct cpu_res {
 /* 10. zap: variants, in the order they rotate */
 enum zap_var { ZV_SYNC, ZV_REAPER_ONE, ZV_REAPER_PAR, ZV_SELF_ONE,
 	       ZV_SELF_PAR, NR_ZAP_VAR };
-#define NR_ZAP_SIZES 4
+#define NR_ZAP_SIZES 6
 
 /*
  * What the sections found. Each section's function measures and fills its
@@ -199,7 +199,9 @@ struct zap_result {			/* 10. zap */
 	int n;				/* rounds */
 	bool have_self;
 	unsigned long mb[NR_ZAP_SIZES];
+	bool ran[NR_ZAP_SIZES];		/* false: no room in this guest */
 	struct dist back[NR_ZAP_SIZES][NR_ZAP_VAR];	/* memory back */
+	struct dist reap[NR_ZAP_SIZES][NR_ZAP_VAR];	/* kill->waitpid() */
 	long helper_chunks[NR_ZAP_SIZES];	/* all rounds, parallel=1 */
 };
 

@@ -38,8 +38,9 @@
  *  9. prefork: a prefork server forking workers of 96 MiB while it kills
  *     others, a CPU burner on every CPU: fork() latency p50/p99/max, and
  *     the respawn (kill to the replacement's fork() returning);
- * 10. zap: one child of 64 MiB to 1 GiB killed, the second CPU idle:
- *     memory back with parallel=0 and parallel=1 in each mode, and inline.
+ * 10. zap: one child of 64 MiB to 8 GiB (as the guest has room) killed,
+ *     the second CPU idle: memory back and kill->waitpid() with
+ *     parallel=0 and parallel=1 in each mode, and inline.
  *
  * A configuration this kernel refuses (mode=self on 6.1-RT) is skipped
  * by busy and prefork; the other sections need all three.

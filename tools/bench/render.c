@@ -559,6 +559,12 @@ void render_zap(const struct results *res)
 	for (i = 0; i < NR_ZAP_SIZES; i++) {
 		out_item();
 		out_int("size_mb", "%-6ld |", r->mb[i]);
+		out_bool("ran", r->ran[i]);
+		if (!r->ran[i]) {
+			out_text(" no room in this guest (AMT_BENCH_MEM)\n");
+			out_end();
+			continue;
+		}
 		for (v = 0; v < NR_ZAP_VAR; v++) {
 			if (v >= ZV_SELF_ONE && !r->have_self) {
 				out_text(" %-20s |", "refused here");
@@ -573,6 +579,32 @@ void render_zap(const struct results *res)
 			out_text(" %.2fx", r->back[i][ZV_SELF_PAR].med /
 				 r->back[i][ZV_SELF_ONE].med);
 		out_int("helper_chunks", "; %ld", r->helper_chunks[i]);
+		out_text("\n");
+		out_end();
+	}
+	out_end();
+	out_text("kill->waitpid(), ms, median (p90 / p99); sync/deferred, slowest deferred\n");
+	out_arr("zap_reap", 0);
+	for (i = 0; i < NR_ZAP_SIZES; i++) {
+		double worst = 0;
+
+		if (!r->ran[i])
+			continue;
+		out_item();
+		out_int("size_mb", "%-6ld |", r->mb[i]);
+		for (v = 0; v < NR_ZAP_VAR; v++) {
+			if (v >= ZV_SELF_ONE && !r->have_self) {
+				out_text(" %-20s |", "refused here");
+				continue;
+			}
+			out_dist(var[v], " %6.1f (%5.1f / %5.1f) |",
+				 &r->reap[i][v]);
+			if (v != ZV_SYNC && r->reap[i][v].med > worst)
+				worst = r->reap[i][v].med;
+		}
+		if (worst > 0)
+			out_num("sync_over_deferred", 0, " %.0fx",
+				r->reap[i][ZV_SYNC].med / worst);
 		out_text("\n");
 		out_end();
 	}

@@ -18,7 +18,9 @@
 #
 # KERNEL selects the Debian kernel booted in the guest: bookworm (Debian 12,
 # 6.1, the default), bookworm-rt (its PREEMPT_RT flavour), trixie (Debian
-# 13, 6.12) or sid (newest). Everything is
+# 13, 6.12) or sid (newest), or the arm64 kernel of one of them
+# (bookworm-arm64, trixie-arm64, sid-arm64: a cross build, a TCG guest).
+# Everything is
 # fetched and cached under .cache/ (git-ignored); nothing is installed into
 # or loaded into the host's kernel.
 

@@ -17,7 +17,7 @@ mkdir -p "$out"
 cp -p "$top"/tests/guest/helper/* "$out/"
 if [ -n "$CHROOT" ]; then
 	"$top/scripts/suite-chroot.sh" "$suite" run \
-		make -C "$KDIR" M="$out" modules >&2
+		make -C "$KDIR" M="$out" ${KMAKE:-} modules >&2
 else
 	make -C "$KDIR" M="$out" ${KMAKE:-} modules >&2
 fi

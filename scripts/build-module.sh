@@ -28,9 +28,8 @@ cp -rp "$out/module.new/." "$out/module/" && rm -rf "$out/module.new"
 cp -p "$top/Kbuild" "$top/VERSION" "$out/"
 if [ -n "$CHROOT" ]; then
 	"$top/scripts/suite-chroot.sh" "$suite" run \
-		make -C "$KDIR" M="$out" "$@" modules >&2
+		make -C "$KDIR" M="$out" ${KMAKE:-} "$@" modules >&2
 else
-	# (a cross build: KMAKE says ARCH and CROSS_COMPILE)
 	make -C "$KDIR" M="$out" ${KMAKE:-} "$@" modules >&2
 fi
 echo "$out/async_mm_teardown.ko"

@@ -4,12 +4,15 @@
 #
 #   scripts/kernel.sh SUITE      SUITE: bookworm (default, 6.1), bookworm-rt
 #                                (its PREEMPT_RT flavour), bookworm-arm64
-#                                (its arm64 kernel), trixie, sid, or debug
-#                                (our KASAN/lockdep build of 6.1)
+#                                (its arm64 kernel), trixie, sid,
+#                                trixie-arm64, sid-arm64, or debug (our
+#                                KASAN/lockdep build of 6.1)
 #
 # Prints shell assignments on stdout: KVER, VMLINUZ, KDIR and CHROOT (empty
 # for bookworm, whose kbuild runs on this host; trixie and sid headers need a
-# newer glibc, so their module build runs in a cached debootstrap chroot).
+# newer glibc, so their module build runs in a cached debootstrap chroot);
+# for an arm64 kernel also KARCH, KTRIPLET, KMAKE (the make variables of a
+# cross build: ARCH and CROSS_COMPILE) and BUSYBOX.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cache=${AMT_CACHE:-$top/.cache}
@@ -19,10 +22,11 @@ flavour=amd64
 case "$suite" in
 bookworm) ;;
 bookworm-rt) flavour=rt-amd64 ;;
-trixie|sid) exec "$top/scripts/suite-chroot.sh" "$suite" ;;
+trixie|sid|trixie-arm64|sid-arm64)
+	exec "$top/scripts/suite-chroot.sh" "$suite" ;;
 bookworm-arm64) exec "$top/scripts/kernel-arm64.sh" ;;
 debug) exec "$top/scripts/debug-kernel.sh" ;;
-*) echo "kernel.sh: unknown suite '$suite' (allowed: bookworm bookworm-rt bookworm-arm64 trixie sid debug)" >&2
+*) echo "kernel.sh: unknown suite '$suite' (allowed: bookworm bookworm-rt bookworm-arm64 trixie sid trixie-arm64 sid-arm64 debug)" >&2
    exit 2 ;;
 esac
 

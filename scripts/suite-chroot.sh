@@ -1,9 +1,11 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Cached Debian build chroot + matching bootable kernel, for trixie and sid.
+# Cached Debian build chroot + matching bootable kernel, for trixie and sid,
+# of this host's architecture or (SUITE-arm64) of arm64, cross-built.
 #
 # Usage:
-#   scripts/suite-chroot.sh SUITE             # SUITE: trixie | sid
+#   scripts/suite-chroot.sh SUITE             # SUITE: trixie | sid |
+#                                             #   trixie-arm64 | sid-arm64
 #   scripts/suite-chroot.sh SUITE run CMD...  # run CMD inside the chroot
 #
 # Setup mode creates (once) a debootstrap --variant=minbase chroot of SUITE
@@ -17,6 +19,12 @@
 #   VMLINUZ=<absolute path of the bootable bzImage>
 #   CHROOT=<absolute path of the chroot>
 #   KDIR=/lib/modules/<kver>/build   (path INSIDE the chroot)
+# SUITE-arm64: the chroot is still amd64, with arm64 added as a dpkg
+# architecture and linux-headers-arm64:arm64 installed (Debian's headers
+# pull the cross compiler, gcc-N-for-host:arm64, and the amd64 kbuild
+# tools, Multi-Arch: foreign); the image is the arm64 one, and busybox-static
+# of arm64 lands in the kernel's directory. It prints, in addition, what
+# scripts/kernel-arm64.sh prints: KARCH, KTRIPLET, KMAKE and BUSYBOX.
 #
 # Run mode bind-mounts the project root at the same absolute path inside the
 # chroot, mounts /proc, runs CMD (cwd kept if it lies inside the project, else
@@ -65,10 +73,18 @@ args=("$@")
 suite=$1
 shift
 case $suite in
-trixie|sid) ;;
+trixie|sid|trixie-arm64|sid-arm64) ;;
 -h|--help) usage ;;
-*) die "unsupported suite '$suite' (use trixie or sid)" ;;
+*) die "unsupported suite '$suite' (use trixie, sid, trixie-arm64 or sid-arm64)" ;;
 esac
+# the Debian release, and the architecture of its kernel (":arm64" names
+# that architecture's packages in the amd64 chroot)
+release=${suite%-arm64} karch='' ka=''
+if [ "$release" != "$suite" ]; then
+	karch=arm64 ka=:arm64
+fi
+headers=linux-headers-${karch:-amd64}$ka
+[ -z "$karch" ] || chroot_pkgs=(make "$headers")
 mode=setup
 if [ $# -gt 0 ]; then
 	[ "$1" = run ] || usage
@@ -204,10 +220,10 @@ create_chroot() {
 	local tmp=$cache/chroot/.$suite.tmp.$$ t0=$SECONDS
 	cleanup_dirs+=("$tmp")
 	mkdir -p "$tmp"
-	log "debootstrap --variant=minbase $suite -> $tmp"
-	debootstrap --variant=minbase --arch=amd64 "$suite" "$tmp" "$mirror" >&2
+	log "debootstrap --variant=minbase $release -> $tmp"
+	debootstrap --variant=minbase --arch=amd64 "$release" "$tmp" "$mirror" >&2
 
-	sources_for "$suite" > "$tmp/etc/apt/sources.list"
+	sources_for "$release" > "$tmp/etc/apt/sources.list"
 	cat > "$tmp/etc/apt/apt.conf.d/99amt" <<'EOF'
 // written by scripts/suite-chroot.sh: the mirror is a dated snapshot
 Acquire::Check-Valid-Until "false";
@@ -220,12 +236,13 @@ EOF
 	cp -L /etc/resolv.conf "$tmp/etc/resolv.conf" 2>/dev/null || true
 
 	mount_proc "$tmp"
+	[ -z "$karch" ] || in_chroot "$tmp" dpkg --add-architecture "$karch"
 	in_chroot "$tmp" apt-get "${apt_opts[@]}" update >&2
 	in_chroot "$tmp" apt-get "${apt_opts[@]}" -y dist-upgrade >&2
 	local extra=()
-	stub_needed=0
+	stub_needed=0 cross_pkgs=()
 	make_image_stub "$tmp"	# (not in an `if`: that would disable set -e)
-	[ "$stub_needed" = 1 ] && extra=("$stub_deb")
+	[ "$stub_needed" = 1 ] && extra=("$stub_deb" "${cross_pkgs[@]}")
 	log "installing ${chroot_pkgs[*]} ${extra[*]} in $suite chroot"
 	in_chroot "$tmp" apt-get "${apt_opts[@]}" -y install --no-install-recommends \
 		"${chroot_pkgs[@]}" "${extra[@]}" >&2
@@ -256,32 +273,45 @@ EOF
 stub_deb=/var/cache/amt-stub/amt-kernel-image-stub.deb
 make_image_stub() { # ROOT
 	local root=$1 hdr deps item prov='' a
-	hdr=$(in_chroot "$root" apt-cache show --no-all-versions linux-headers-amd64 |
-		sed -n 's/^Depends: //p' | grep -oE 'linux-headers-[^ ,(]+' | head -n1)
-	[ -n "$hdr" ] || die "cannot resolve linux-headers-amd64 in $suite"
-	deps=$(in_chroot "$root" apt-cache show --no-all-versions "$hdr" |
+	hdr=$(in_chroot "$root" apt-cache show --no-all-versions "$headers" |
+		sed -n 's/^Depends: //p' | grep -oE 'linux-headers-[^ ,(:]+' | head -n1)
+	[ -n "$hdr" ] || die "cannot resolve $headers in $suite"
+	deps=$(in_chroot "$root" apt-cache show --no-all-versions "$hdr$ka" |
 		sed -n 's/^Depends: //p')
 	local -a items alts
 	IFS=, read -ra items <<<"$deps"
 	for item in "${items[@]}"; do
+		# (arm64 on 6.x: the headers want the native gcc-N of their
+		# architecture, whose aarch64-linux-gnu-gcc-N is an arm64
+		# program: the stub stands in for it, the cross compiler
+		# of the same N does the work; 7.x names gcc-N-for-host)
+		a=$(xargs <<<"$item")
+		if [ -n "$karch" ] && [[ $a =~ ^gcc-[0-9]+$ ]]; then
+			cross_pkgs+=("$a-aarch64-linux-gnu")
+			prov+=${prov:+, }$a
+			continue
+		fi
 		[[ $item == *linux-image-* ]] || continue
 		IFS='|' read -ra alts <<<"$item"
+		local img=''
 		for a in "${alts[@]}"; do
 			a=$(xargs <<<"$a")	# trim
-			[[ -z $prov || $a == *-unsigned* ]] && prov=$a
+			[[ -z $img || $a == *-unsigned* ]] && img=$a
 		done
+		prov+=${prov:+, }$img
 	done
 	[ -n "$prov" ] || return 0
-	log "$hdr wants a kernel image; installing a stub providing: $prov"
+	log "$hdr wants a kernel image or a native compiler; installing a stub providing: $prov"
 	local d=$root/var/cache/amt-stub/pkg
 	mkdir -p "$d/DEBIAN"
 	cat > "$d/DEBIAN/control" <<EOF
 Package: amt-kernel-image-stub
 Version: 1.0
 Architecture: all
+Multi-Arch: foreign
 Maintainer: suite-chroot.sh <root@localhost>
 Provides: $prov
-Description: build-chroot stub standing in for the kernel image
+Description: build-chroot stub standing in for the kernel image (and compiler)
  Written by scripts/suite-chroot.sh so that linux-headers can be installed
  without a kernel, initramfs-tools and systemd in a module build chroot.
 EOF
@@ -290,21 +320,24 @@ EOF
 	stub_needed=1
 }
 
-headers_kver() { # ROOT: the kernel version of linux-headers-amd64
+headers_kver() { # ROOT: the kernel version of linux-headers-amd64 (or arm64)
 	local root=$1 dep kver
 	# shellcheck disable=SC2016 # a dpkg-query format
-	dep=$(in_chroot "$root" dpkg-query -W -f '${Depends}' linux-headers-amd64)
-	kver=$(grep -oE 'linux-headers-[^ ,(]+' <<<"$dep" | head -n1)
+	dep=$(in_chroot "$root" dpkg-query -W -f '${Depends}' "$headers")
+	kver=$(grep -oE 'linux-headers-[^ ,(:]+' <<<"$dep" | head -n1)
 	kver=${kver#linux-headers-}
-	[ -n "$kver" ] || die "cannot parse linux-headers-amd64 Depends: '$dep'"
+	[ -n "$kver" ] || die "cannot parse $headers Depends: '$dep'"
 	echo "$kver"
 }
 
 # The kernel: downloaded with the chroot's apt, unpacked by the
 # kernel-unpack.sh that scripts/kernel.sh uses too.
 
-is_bzimage() { # FILE; x86 boot protocol: "HdrS" at offset 0x202
-	[ -f "$1" ] && [ "$(dd if="$1" bs=1 skip=514 count=4 2>/dev/null)" = HdrS ]
+is_bzimage() { # FILE; x86 boot protocol: "HdrS" at offset 0x202; arm64
+	# Image header: "ARM\x64" at offset 0x38
+	[ -f "$1" ] || return 1
+	[ "$(dd if="$1" bs=1 skip=514 count=4 2>/dev/null)" = HdrS ] ||
+		[ "$(dd if="$1" bs=1 skip=56 count=4 2>/dev/null | od -An -tx1 | tr -d ' ')" = 41524d64 ]
 }
 
 pkg_exists() { # NAME: a candidate version is known to apt
@@ -319,8 +352,8 @@ pkg_exists() { # NAME: a candidate version is known to apt
 image_pkgs() { # KVER
 	local kver=$1 p
 	# Up to Debian 13 / linux 6.x: a single linux-image-$KVER-unsigned.
-	if pkg_exists "linux-image-$kver-unsigned"; then
-		echo "linux-image-$kver-unsigned"
+	if pkg_exists "linux-image-$kver-unsigned$ka"; then
+		echo "linux-image-$kver-unsigned$ka"
 		return 0
 	fi
 	# Debian 14 / linux 7.x split: linux-binary-unsigned-$KVER has
@@ -331,7 +364,7 @@ image_pkgs() { # KVER
 	local found=()
 	for p in "linux-binary-unsigned-$kver" "linux-base-$kver" \
 		"linux-modules-$kver"; do
-		pkg_exists "$p" && found+=("$p")
+		pkg_exists "$p$ka" && found+=("$p$ka")
 	done
 	if [ ${#found[@]} -eq 0 ]; then
 		log "no known unsigned image package for $kver; packages mentioning it:"
@@ -360,6 +393,7 @@ fetch_kernel() { # KVER
 	local pkgs list
 	list=$(image_pkgs "$kver")	# not <(...): its failure must abort
 	mapfile -t pkgs <<<"$list"
+	[ -z "$karch" ] || pkgs+=("busybox-static$ka")
 	log "downloading ${pkgs[*]}"
 	# shellcheck disable=SC2016 # for the inner shell
 	if ! in_chroot "$chroot_dir" sh -c 'cd "$1" && shift && apt-get "$@"' sh "$dl" \
@@ -373,8 +407,15 @@ fetch_kernel() { # KVER
 
 	# vmlinuz, config and kmod/, as for every suite
 	log "unpacking ${pkgs[*]}"
-	"$top/scripts/kernel-unpack.sh" "$kver" "$tmp" "$chroot_dir$dl"/*.deb ||
+	local debs=("$chroot_dir$dl"/linux-*.deb)
+	"$top/scripts/kernel-unpack.sh" "$kver" "$tmp" "${debs[@]}" ||
 		die "cannot unpack ${pkgs[*]}"
+	if [ -n "$karch" ]; then
+		dpkg -x "$chroot_dir$dl"/busybox-static_*.deb "$tmp/bb"
+		mv "$(ls "$tmp"/bb/{usr/,}bin/busybox 2>/dev/null | head -n 1)" \
+			"$tmp/busybox"
+		rm -rf "$tmp/bb"
+	fi
 	[ -f "$tmp/config" ] ||
 		cp "$chroot_dir/usr/src/linux-headers-$kver/.config" "$tmp/config" 2>/dev/null ||
 		log "warning: no kernel config found for $kver"
@@ -397,6 +438,10 @@ if [ "$mode" = setup ]; then
 	is_bzimage "$vmlinuz" || die "$vmlinuz is not a bzImage"
 	printf 'KVER=%s\nVMLINUZ=%s\nCHROOT=%s\nKDIR=%s\n' \
 		"$kver" "$vmlinuz" "$chroot_dir" "$kdir" >&3
+	[ -z "$karch" ] ||
+		printf '%s\n' "KARCH=$karch" "KTRIPLET=aarch64-linux-gnu" \
+			"KMAKE='ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu-'" \
+			"BUSYBOX=$cache/kernels/$kver/busybox" >&3
 	exit 0
 fi
 

@@ -292,6 +292,12 @@ elif ! grep -q '^#DONE' "$results"; then
 else
 	echo "ok - $KVER: $run: guest ran to the end and powered off (${elapsed}s)"
 fi
+# where a suite's time went (the init's "amt: took" lines), for a log
+# that keeps only this output
+tr -d '\r' < "$console" | awk '/^amt: running / { t = $3 " " $4 }
+	/^amt: took / && t != "" { print $3, t; t = "" }' | sort -rn | head -n 5 |
+	awk '{ s = s sep $2 " [" $3 "] " $1 " s"; sep = ", " }
+	     END { if (s != "") print "# '"$KVER: $run"': slowest: " s }'
 # (lockdep, KASAN and UBSAN reports all carry a BUG: or WARNING: header;
 # the debug kernel's boot banners name lockdep and kmemleak harmlessly)
 bad='BUG:|WARNING:|Oops|Call Trace|bad rss-counter|KASAN:|possible circular locking|inconsistent lock state|blocked for more than|soft lockup|Kernel panic|suspected memory leak|general protection'

@@ -541,12 +541,26 @@ void write_plot(const char *path, const struct lat_result *l)
 	fclose(f);
 }
 
-void render_zap(const struct results *res)
+/* One size's variants, sync first, in the zap section's columns */
+static void out_zap_variants(const struct zap_result *r,
+			     const struct dist d[NR_ZAP_VAR])
 {
 	static const char *const var[NR_ZAP_VAR] = {
 		"sync", "reaper_one_cpu", "reaper_parallel", "self_one_cpu",
 		"self_parallel",
 	};
+	int v;
+
+	for (v = 0; v < NR_ZAP_VAR; v++) {
+		if (v >= ZV_SELF_ONE && !r->have_self)
+			out_text(" %-20s |", "refused here");
+		else
+			out_dist(var[v], " %6.1f (%5.1f / %5.1f) |", &d[v]);
+	}
+}
+
+void render_zap(const struct results *res)
+{
 	const struct zap_result *r = &res->zap;
 	int i, v;
 
@@ -565,14 +579,7 @@ void render_zap(const struct results *res)
 			out_end();
 			continue;
 		}
-		for (v = 0; v < NR_ZAP_VAR; v++) {
-			if (v >= ZV_SELF_ONE && !r->have_self) {
-				out_text(" %-20s |", "refused here");
-				continue;
-			}
-			out_dist(var[v], " %6.1f (%5.1f / %5.1f) |",
-				 &r->back[i][v]);
-		}
+		out_zap_variants(r, r->back[i]);
 		out_text(" %.2fx", r->back[i][ZV_REAPER_PAR].med /
 			 r->back[i][ZV_REAPER_ONE].med);
 		if (r->have_self)
@@ -592,16 +599,11 @@ void render_zap(const struct results *res)
 			continue;
 		out_item();
 		out_int("size_mb", "%-6ld |", r->mb[i]);
-		for (v = 0; v < NR_ZAP_VAR; v++) {
-			if (v >= ZV_SELF_ONE && !r->have_self) {
-				out_text(" %-20s |", "refused here");
-				continue;
-			}
-			out_dist(var[v], " %6.1f (%5.1f / %5.1f) |",
-				 &r->reap[i][v]);
-			if (v != ZV_SYNC && r->reap[i][v].med > worst)
+		out_zap_variants(r, r->reap[i]);
+		for (v = ZV_REAPER_ONE; v < NR_ZAP_VAR; v++)
+			if ((v < ZV_SELF_ONE || r->have_self) &&
+			    r->reap[i][v].med > worst)
 				worst = r->reap[i][v].med;
-		}
 		if (worst > 0)
 			out_num("sync_over_deferred", 0, " %.0fx",
 				r->reap[i][ZV_SYNC].med / worst);

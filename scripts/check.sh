@@ -66,18 +66,21 @@ took unit+style
 #    cannot be lifted, so it comes last; on the RT flavour of the same 6.1
 #    it adds nothing).
 # The consumer tests (a real program, earlyoom, and the cgroup lifecycle
-# of kills in each mode; 40-85 s each) run in the plain boots of the non-RT kernels (6.1 and sid
-# in .ci/run); the preempt=full and RT boots run every other test, except
-# the tests of policy and interface that take no exit path of their own
-# (the same 6.1 code decides there as in the plain boot; the RT boot keeps
-# shrinker_cost, the shrinker's scan under RT's sleeping locks).
+# of kills in each mode; 40-85 s each) run in the plain boots of the
+# non-RT kernels (6.1 and sid in .ci/run); the preempt=full and RT boots
+# run every other test, except the tests of policy and interface that take
+# no exit path of their own (the same 6.1 code decides there as in the
+# plain boot). The RT boot keeps those whose subject RT changes: the
+# RCU-tasks grace periods a teardown may hold up (tasks_rcu), the give-way
+# under CPU burners (busy_round), the shrinker's scan under RT's sleeping
+# locks (shrinker_cost).
 workloads=' 36_cgroup_rmdir 39_userspace_oom '
 # (and the large-kill tests of parallel teardown and pinned zaps, 1-2 min
 # each: what they exercise, the exported range zap, does not change with
 # the preemption model; plain boots only)
 workloads+='49_parallel_zap 50_pinned_zap '
 policy=' 15_bad_params 19_oom_backlog 20_respawn_stress 21_memcg_respawn 22_amtctl 42_memcg_stuck 43_memcg_shmem 44_tasks_rcu 45_busy_round 48_shrinker_cost '
-rt_policy=' 48_shrinker_cost '
+rt_policy=' 44_tasks_rcu 45_busy_round 48_shrinker_cost '
 # The longest test whose subject does not change with the kernel's
 # version (the module's own guard under a kill-and-respawn stress): in the
 # plain boot of the first kernel asked for only. The container runtime's

@@ -101,6 +101,7 @@ static void amt_zap_help(struct work_struct *w)
 			break;
 		h->chunks++;
 		nap = AMT_ZAP_NAP_US;
+		cond_resched();
 	}
 }
 
@@ -181,8 +182,9 @@ bool amt_zap(struct mm_struct *mm, pid_t pid, bool pinned)
 	z->mm = mm;
 	amt_mm_set_unstable(mm);
 	amt_zap_call_helpers(z, max);
+	/* (whether a kernel's range zap reschedules inside is its business) */
 	while (amt_zap_one(z))
-		;
+		cond_resched();
 	for (i = 0; i < z->nr_helpers; i++) {
 		cancel_work_sync(&z->helpers[i].work);
 		helped += z->helpers[i].chunks;

@@ -183,6 +183,17 @@ for log in "$top"/tests/harness/logs/*.log; do
 	else
 		echo "not ok - harness: tcg-fault.sh on $name: match=$got, want $want"
 	fi
+	[ $got = yes ] || continue
+	# where a resumed boot stops judging the first: before the fault's
+	# report, and nothing of it
+	n=$("$top/scripts/tcg-fault.sh" -n "$log")
+	# (the excerpts open with "#" lines saying where they come from)
+	if tr -d '\r' < "$log" | head -n $((n - 1)) | grep -v '^#' |
+		grep -qE 'BUG:|WARNING:|Oops|Call Trace|int3|NMI backtrace|rcu: INFO'; then
+		echo "not ok - harness: tcg-fault.sh -n on $name: the log before line $n has none of the fault's report # it has"
+	else
+		echo "ok - harness: tcg-fault.sh -n on $name: the log before line $n has none of the fault's report"
+	fi
 done | emit
 # A step that dies before printing a verdict (a build failure) must count.
 if out=$(bash -c '. "$1"; tap_run "probe" false' sh "$top/scripts/tap.sh") &&

@@ -19,14 +19,23 @@
 # ftrace registration. scripts/run-guest.sh boots again once on a match,
 # keeping the first log; tests/harness/logs/ holds what must and must not
 # match, checked by make check.
+#
+# -n: on a match, print the number of the line (the log without \r) where
+# the fault's report begins: the first report of a stall, a lockup or an
+# int3 trap in the log (what comes before it is judged as any log is).
 set -euo pipefail
-[ $# = 1 ] && [ -r "$1" ] || { echo "usage: $0 CONSOLE_LOG" >&2; exit 2; }
+where=0
+[ "${1:-}" != -n ] || { where=1; shift; }
+[ $# = 1 ] && [ -r "$1" ] || { echo "usage: $0 [-n] CONSOLE_LOG" >&2; exit 2; }
 
-tr -d '\r' < "$1" | awk '
+tr -d '\r' < "$1" | awk -v where=$where '
+	!start && /int3: [0-9a-f]+ \[#|Oops: int3|BUG: soft lockup|rcu: INFO: |NMI backtrace for cpu|RIP: 0010:(asm_)?exc_int3\+/ {
+		start = NR
+	}
 	/int3: [0-9a-f]+ \[#[0-9]+\]/ { hit = 1 }
 	/RIP: 0010:(asm_)?exc_int3\+/ { hit = 1 }
 	# a soft lockup report, up to the end of its call trace
 	/BUG: soft lockup/ { lockup = 1 }
 	lockup && /(text_poke_bp_batch|smp_text_poke_batch_finish)\+/ { hit = 1 }
 	lockup && /<\/TASK>/ { lockup = 0 }
-	END { exit !hit }'
+	END { if (hit && where) print start; exit !hit }'

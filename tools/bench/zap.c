@@ -15,11 +15,14 @@ static const unsigned long zap_mb[NR_ZAP_SIZES] = {
 	64, 128, 256, 1024, 2048, 8192
 };
 
-/* room for one child of @mb beside the guest's own 1 GiB */
+/*
+ * Room for one child of @mb beside the guest's own 1 GiB, and under the
+ * pending cap with 64 MiB to spare (its stack and libraries count too)
+ */
 static bool zap_fits(unsigned long mb)
 {
 	return mb + 1024 <= (unsigned long)amt_mem_back_kb() / 1024 &&
-	       mb <= mem_total_mb * 3 / 4;
+	       mb + 64 <= mem_total_mb * 3 / 4;
 }
 
 static uint64_t zap_round(int v, unsigned long mb, long *helper_chunks,

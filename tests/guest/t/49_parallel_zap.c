@@ -31,7 +31,7 @@ static int ncpus;
 
 struct round {
 	uint64_t ns;		/* kill to memory back */
-	long chunks, helper_chunks, busy, zaps;
+	long chunks, helper_chunks, busy, zaps, by_self;
 	double burner_share;	/* CPU the burners got in the window, of all */
 };
 
@@ -69,6 +69,7 @@ static void pin(pid_t pid, int cpu)
 static struct round one(bool enabled, bool parallel, bool busy, int mb,
 			bool confined)
 {
+	long s0 = amt_stat("reaped_by_self");
 	long c0 = amt_stat("zap_chunks"), h0 = amt_stat("zap_helper_chunks");
 	long b0 = amt_stat("zap_helpers_busy"), z0 = amt_stat("zap_parallel");
 	long base, tol = mb * 1024L / 50, ticks0 = 0, ticks = 0;
@@ -111,6 +112,7 @@ static struct round one(bool enabled, bool parallel, bool busy, int mb,
 	r.helper_chunks = amt_stat("zap_helper_chunks") - h0;
 	r.busy = amt_stat("zap_helpers_busy") - b0;
 	r.zaps = amt_stat("zap_parallel") - z0;
+	r.by_self = amt_stat("reaped_by_self") - s0;
 	return r;
 }
 
@@ -157,6 +159,10 @@ static void run(void)
 	confined = one(true, true, false, BUSY_MB, true);
 	amt_note("512 MiB confined to vCPU 0: %ld parallel teardowns, %ld chunks by helpers",
 		 confined.zaps, confined.helper_chunks);
+	/* (a self teardown handed to the reaper would zap on both vCPUs) */
+	if (!strcmp(amt_mode, "self"))
+		amt_assert_eq(confined.by_self, 1,
+			      "teardowns of the confined process by itself");
 	amt_assert_eq(confined.zaps, strcmp(amt_mode, "self") ? 1 : 0,
 		      "parallel teardowns of a process confined to vCPU 0");
 	amt_assert(!amt_param_set("parallel", "1"), "cannot restore parallel");

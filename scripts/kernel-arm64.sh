@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # Debian 12's arm64 kernel, for a module built on this x86_64 host and a
 # guest booted under qemu-system-aarch64 (TCG); nothing is installed but
-# the cross compiler and the emulator (scripts/deps.sh).
+# the cross compiler and the emulator (scripts/kernel.sh's deps.sh call).
 #
 #   scripts/kernel-arm64.sh      (kernel.sh bookworm-arm64 calls it)
 #
@@ -16,8 +16,6 @@ set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cache=${AMT_CACHE:-$top/.cache}
 
-"$top/scripts/deps.sh" gcc-aarch64-linux-gnu libc6-dev-arm64-cross \
-	qemu-system-arm >&2
 hdr=$("$top/scripts/apt-arch.sh" arm64 cache depends linux-headers-arm64 |
 	awk '/Depends: linux-headers-/ {print $2; exit}')
 kver=${hdr#linux-headers-}

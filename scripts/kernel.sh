@@ -23,13 +23,15 @@ case "$suite" in
 bookworm) ;;
 bookworm-rt) flavour=rt-amd64 ;;
 trixie|sid) exec "$top/scripts/suite-chroot.sh" "$suite" ;;
-trixie-arm64|sid-arm64)
-	# (the chroot builds the module; the host cross-builds the guest
-	# programs and runs the emulator)
+*-arm64)
+	# every arm64 kernel: the host cross-builds the guest programs (and,
+	# for bookworm, the module) and runs the emulator
 	"$top/scripts/deps.sh" gcc-aarch64-linux-gnu libc6-dev-arm64-cross \
 		qemu-system-arm >&2
-	exec "$top/scripts/suite-chroot.sh" "$suite" ;;
-bookworm-arm64) exec "$top/scripts/kernel-arm64.sh" ;;
+	case $suite in
+	bookworm-arm64) exec "$top/scripts/kernel-arm64.sh" ;;
+	trixie-arm64|sid-arm64) exec "$top/scripts/suite-chroot.sh" "$suite" ;;
+	esac ;;&
 debug) exec "$top/scripts/debug-kernel.sh" ;;
 *) echo "kernel.sh: unknown suite '$suite' (allowed: bookworm bookworm-rt bookworm-arm64 trixie sid trixie-arm64 sid-arm64 debug)" >&2
    exit 2 ;;

@@ -311,7 +311,9 @@ judge_log() { # LOG SPLATS LABEL
 		awk '/invoked oom-killer:/ { oom = 1 } /Killed process|oom_reaper:/ { oom = 0 }
 		     !(oom && /Call Trace/)' |
 		grep -aEn "$bad" > "$2"; then
-		echo "not ok - $KVER: $run: $3 # $(head -1 "$2" | cut -c1-150)"
+		# the failure names the check without its parenthesis: check.sh
+		# and check-debug.sh match "kernel log clean # REPORT"
+		echo "not ok - $KVER: $run: ${3% (*} # $(head -1 "$2" | cut -c1-150)"
 		# the first report itself (RIP, call trace), for a log CI
 		# does not keep
 		local n

@@ -5,9 +5,9 @@
 # Restart=always loop of a 1 GiB service, 50 restarts per configuration
 # (module off, mode=reaper, mode=self, interleaved) in each of its two
 # memory.max settings, and crun_lifecycle, in one boot with its vCPUs
-# pinned (as make bench); in the same boot respawn_stress, which make check
-# runs on the first kernel asked for only (scripts/check.sh's "once"), so
-# that any kernel can have it.
+# pinned (as make bench); in the same boot respawn_stress, the longest
+# stress, which make check leaves out too (scripts/check.sh's
+# "workload_only").
 #
 #   scripts/check-workloads.sh [SUITE]    SUITE: bookworm (default), trixie, sid
 #

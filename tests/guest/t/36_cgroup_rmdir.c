@@ -26,7 +26,7 @@
 #include "amt_guest.h"
 
 #define ROUNDS 12
-#define MB 256
+#define MB 128
 
 /*
  * Kill a task of MB MiB in a fresh cgroup; return the time from waitpid()
@@ -113,5 +113,5 @@ static void run(void)
 }
 
 AMT_TEST_BOTH("cgroup_rmdir",
-	      "12 times in a row a killed 256 MiB task's cgroup is unpopulated and removed at the first rmdir, in a median 5 ms of waitpid() (or twice the kernel's own), while its teardown is deferred",
+	      "12 times in a row a killed 128 MiB task's cgroup is unpopulated and removed at the first rmdir, in a median 5 ms of waitpid() (or twice the kernel's own), while its teardown is deferred",
 	      300, run)

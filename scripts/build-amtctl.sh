@@ -8,6 +8,7 @@
 # (scripts/guest-program.sh), whose tree run-guest.sh ships libraries from.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
+. "$top/scripts/arch.sh"
 out=${1:-$top/build/guest}
 arch=${2:-}
 obj=$top/build/amtctl${arch:+-$arch}
@@ -15,11 +16,12 @@ mkdir -p "$obj" "$out/dyn"
 case $arch in
 '') make -s -C "$top/tools/amtctl" O="$obj" >&2 ;;
 arm64)
-	tree=$("$top/scripts/guest-program.sh" libkmod-dev arm64)/root
-	lib=$tree/usr/lib/aarch64-linux-gnu
+	t=$(arch_triplet "$arch")
+	tree=$("$top/scripts/guest-program.sh" libkmod-dev "$arch")/root
+	lib=$tree/usr/lib/$t
 	PKG_CONFIG_SYSROOT_DIR=$tree PKG_CONFIG_LIBDIR=$lib/pkgconfig \
-	make -s -C "$top/tools/amtctl" O="$obj" CC=aarch64-linux-gnu-gcc \
-		LDFLAGS="-Wl,-rpath-link,$lib -Wl,-rpath-link,$tree/lib/aarch64-linux-gnu" >&2
+	make -s -C "$top/tools/amtctl" O="$obj" CC="$t-gcc" \
+		LDFLAGS="-Wl,-rpath-link,$lib -Wl,-rpath-link,$tree/lib/$t" >&2
 	echo "$tree" > "$out/dyn/.tree" ;;
 *) echo "build-amtctl: ARCH '$arch': the host's or arm64" >&2; exit 2 ;;
 esac

@@ -14,6 +14,7 @@
 # (the make variables of a cross build) and BUSYBOX.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
+. "$top/scripts/arch.sh"
 cache=${AMT_CACHE:-$top/.cache}
 
 hdr=$("$top/scripts/apt-arch.sh" arm64 cache depends linux-headers-arm64 |
@@ -60,7 +61,5 @@ echo "KVER=$kver"
 echo "VMLINUZ=$dir/vmlinuz"
 echo "KDIR=$dir/headers/usr/src/linux-headers-$kver"
 echo "CHROOT="
-echo "KARCH=arm64"
-echo "KTRIPLET=aarch64-linux-gnu"
-echo "KMAKE='ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu-'"
+arch_env arm64
 echo "BUSYBOX=$dir/busybox"

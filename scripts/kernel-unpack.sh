@@ -16,6 +16,7 @@ set -euo pipefail
 [ $# -ge 3 ] || { echo "usage: $0 KVER DEST DEB..." >&2; exit 2; }
 kver=$1 dest=$2
 shift 2
+. "$(dirname "$0")/arch.sh"
 # modules of the guest's kernel that tests load
 kmods="vhost vhost_net vhost_iotlb tun tap virtio_mmio virtio_console"
 
@@ -27,20 +28,14 @@ for deb in "$@"; do
 	dpkg -x "$deb" "$tmp/root"
 done
 
-is_bzimage() { # x86 boot protocol: "HdrS" at offset 0x202; arm64 Image
-	# header: "ARM\x64" at offset 0x38
-	[ -f "$1" ] || return 1
-	[ "$(dd if="$1" bs=1 skip=514 count=4 2>/dev/null)" = HdrS ] ||
-		[ "$(dd if="$1" bs=1 skip=56 count=4 2>/dev/null | od -An -tx1 | tr -d ' ')" = 41524d64 ]
-}
 img=''
 for f in "$tmp/root/boot/vmlinuz-$kver" \
 	 "$tmp/root/usr/lib/modules/$kver/vmlinuz.unsigned" \
 	 "$tmp/root/usr/lib/modules/$kver/vmlinuz" \
 	 "$tmp/root/lib/modules/$kver/vmlinuz"; do
-	if is_bzimage "$f"; then img=$f; break; fi
+	if kimage_ok "$f"; then img=$f; break; fi
 done
-[ -n "$img" ] || { echo "kernel-unpack: no bzImage or arm64 Image for $kver in $*" >&2; exit 1; }
+[ -n "$img" ] || { echo "kernel-unpack: no bootable kernel image (bzImage, arm64 Image) for $kver in $*" >&2; exit 1; }
 cp "$img" "$tmp/vmlinuz"
 for f in "$tmp/root/boot/config-$kver" "$tmp/root/usr/lib/modules/$kver/config" \
 	 "$tmp/root/lib/modules/$kver/config"; do

@@ -50,6 +50,7 @@
 set -euo pipefail
 self=$(readlink -f "${BASH_SOURCE[0]}")
 top=$(cd "$(dirname "$self")/.." && pwd -P)
+. "$top/scripts/arch.sh"
 mirror=${AMT_MIRROR:-http://deb.debian.org/debian}
 security_mirror=${AMT_SECURITY_MIRROR:-http://deb.debian.org/debian-security}
 apt_opts=(-o Acquire::Check-Valid-Until=false -o Acquire::Languages=none
@@ -330,16 +331,6 @@ headers_kver() { # ROOT: the kernel version of linux-headers-amd64 (or arm64)
 	echo "$kver"
 }
 
-# The kernel: downloaded with the chroot's apt, unpacked by the
-# kernel-unpack.sh that scripts/kernel.sh uses too.
-
-is_bzimage() { # FILE; x86 boot protocol: "HdrS" at offset 0x202; arm64
-	# Image header: "ARM\x64" at offset 0x38
-	[ -f "$1" ] || return 1
-	[ "$(dd if="$1" bs=1 skip=514 count=4 2>/dev/null)" = HdrS ] ||
-		[ "$(dd if="$1" bs=1 skip=56 count=4 2>/dev/null | od -An -tx1 | tr -d ' ')" = 41524d64 ]
-}
-
 pkg_exists() { # NAME: a candidate version is known to apt
 	local cand
 	cand=$(in_chroot "$chroot_dir" apt-cache policy "$1" 2>/dev/null |
@@ -375,9 +366,11 @@ image_pkgs() { # KVER
 	printf '%s\n' "${found[@]}"
 }
 
+# The kernel: downloaded with the chroot's apt, unpacked by the
+# kernel-unpack.sh that scripts/kernel.sh uses too.
 fetch_kernel() { # KVER
 	local kver=$1 dir=$cache/kernels/$1
-	[ -f "$dir/$marker" ] && is_bzimage "$dir/vmlinuz" && return 0
+	[ -f "$dir/$marker" ] && kimage_ok "$dir/vmlinuz" && return 0
 	local stale
 	for stale in "$cache/kernels/.$kver.tmp."*; do
 		[ -e "$stale" ] && { log "removing stale $stale"; safe_rm "$stale"; }
@@ -435,13 +428,11 @@ kdir=/lib/modules/$kver/build
 if [ "$mode" = setup ]; then
 	with_lock "kernel-$kver" fetch_kernel "$kver"
 	vmlinuz=$cache/kernels/$kver/vmlinuz
-	is_bzimage "$vmlinuz" || die "$vmlinuz is not a bzImage"
+	kimage_ok "$vmlinuz" || die "$vmlinuz is not a bootable kernel image"
 	printf 'KVER=%s\nVMLINUZ=%s\nCHROOT=%s\nKDIR=%s\n' \
 		"$kver" "$vmlinuz" "$chroot_dir" "$kdir" >&3
 	[ -z "$karch" ] ||
-		printf '%s\n' "KARCH=$karch" "KTRIPLET=aarch64-linux-gnu" \
-			"KMAKE='ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu-'" \
-			"BUSYBOX=$cache/kernels/$kver/busybox" >&3
+		{ arch_env "$karch" && echo "BUSYBOX=$cache/kernels/$kver/busybox"; } >&3
 	exit 0
 fi
 

@@ -125,7 +125,7 @@ static bool amt_only_pinned(struct mm_struct *mm)
 {
 	struct task_struct *p, *t;
 	int maybe = 0;
-	bool used = false;
+	bool pinned = false;
 
 	/* a CLONE_VM sharer's references could be in flight like a sibling's */
 	if (!READ_ONCE(amt_zap_pinned) || !READ_ONCE(amt_enabled) ||
@@ -136,26 +136,22 @@ static bool amt_only_pinned(struct mm_struct *mm)
 	for_each_thread(current, t) {
 		if (t == current)
 			continue;
-		if (READ_ONCE(t->mm) == mm) {
-			used = true;
+		if (READ_ONCE(t->mm) == mm)
 			goto out;
-		}
 		if (!READ_ONCE(t->exit_state))
 			maybe++;
 	}
 	/* siblings may hold every other reference: no pin proven, no walk */
-	if (atomic_read(&mm->mm_users) - 1 <= maybe) {
-		used = true;
+	if (atomic_read(&mm->mm_users) - 1 <= maybe)
 		goto out;
-	}
 	for_each_process_thread(p, t)
-		if (t != current && READ_ONCE(t->mm) == mm) {
-			used = true;
+		if (t != current && READ_ONCE(t->mm) == mm)
 			goto out;
-		}
+	/* read again after the walk: a holder may have let go meanwhile */
+	pinned = atomic_read(&mm->mm_users) - 1 > maybe;
 out:
 	rcu_read_unlock();
-	return !used && atomic_read(&mm->mm_users) - 1 > maybe;
+	return pinned;
 }
 
 /* exit_mm()'s large mms left to others (docs/design.md, "Late final drops") */

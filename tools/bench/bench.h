@@ -202,6 +202,11 @@ struct zap_result {			/* 10. zap */
 	bool ran[NR_ZAP_SIZES];		/* false: no room in this guest */
 	struct dist back[NR_ZAP_SIZES][NR_ZAP_VAR];	/* memory back */
 	struct dist reap[NR_ZAP_SIZES][NR_ZAP_VAR];	/* kill->waitpid() */
+	/* deferred only: the teardown (mm_reaper_reap's ns), its zap phase
+	 * (mm_reaper_zap's ns), the rest (the final mmput()) */
+	struct dist teardown[NR_ZAP_SIZES][NR_ZAP_VAR];
+	struct dist zapped[NR_ZAP_SIZES][NR_ZAP_VAR];
+	struct dist rest[NR_ZAP_SIZES][NR_ZAP_VAR];
 	long helper_chunks[NR_ZAP_SIZES];	/* all rounds, parallel=1 */
 };
 

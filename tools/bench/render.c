@@ -559,6 +559,51 @@ static void out_zap_variants(const struct zap_result *r,
 	}
 }
 
+/*
+ * One mode's split: its one-CPU teardown; the parallel one's, its zap phase
+ * and the rest (the final mmput()); the zap phase's speed-up over the same
+ * work on one CPU, taken as the one-CPU teardown less the rest.
+ */
+static void out_zap_split(const char *key, const struct zap_result *r, int i,
+			  int one, int par)
+{
+	double work = r->teardown[i][one].med - r->rest[i][par].med;
+
+	out_obj(key, -1);
+	out_num("one_cpu_ms", 3, " %9.1f", r->teardown[i][one].med);
+	out_num("parallel_ms", 3, " %9.1f", r->teardown[i][par].med);
+	out_num("zap_ms", 3, " %8.1f", r->zapped[i][par].med);
+	out_num("rest_ms", 3, " %8.1f", r->rest[i][par].med);
+	out_num("zap_speedup", 2, " %6.2fx |",
+		r->zapped[i][par].med > 0 ? work / r->zapped[i][par].med : 0);
+	out_end();
+}
+
+/* Where a parallel teardown's time goes, from the module's own events */
+static void render_zap_split(const struct zap_result *r)
+{
+	int i;
+
+	out_text("the deferred teardown, ms, median of %d (the module's mm_reaper_reap and mm_reaper_zap events): on one CPU; parallel = zap + rest (the final mmput(): page tables, VMAs, what no chunk took); zap speed-up = (one CPU - rest) / zap\n",
+		 r->n);
+	out_text("%-6s | %-51s | %s\n", "MiB",
+		 "reaper: one CPU, parallel, zap, rest, speed-up",
+		 "self: one CPU, parallel, zap, rest, speed-up");
+	out_arr("zap_split", 0);
+	for (i = 0; i < NR_ZAP_SIZES; i++) {
+		if (!r->ran[i])
+			continue;
+		out_item();
+		out_int("size_mb", "%-6ld |", r->mb[i]);
+		out_zap_split("reaper", r, i, ZV_REAPER_ONE, ZV_REAPER_PAR);
+		if (r->have_self)
+			out_zap_split("self", r, i, ZV_SELF_ONE, ZV_SELF_PAR);
+		out_text("\n");
+		out_end();
+	}
+	out_end();
+}
+
 void render_zap(const struct results *res)
 {
 	const struct zap_result *r = &res->zap;
@@ -611,4 +656,5 @@ void render_zap(const struct results *res)
 		out_end();
 	}
 	out_end();
+	render_zap_split(r);
 }

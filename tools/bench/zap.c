@@ -25,11 +25,36 @@ static bool zap_fits(unsigned long mb)
 	       mb + 64 <= mem_total_mb * 3 / 4;
 }
 
-static uint64_t zap_round(int v, unsigned long mb, long *helper_chunks,
-			  uint64_t *reap_ns)
+/* The "ns=" of the module's @event for @pid in the trace, 0 if none */
+static uint64_t zap_event_ns(const char *event, pid_t pid)
 {
+	FILE *f = fopen(AMT_TRACE "trace", "r");
+	char line[512], ev[64], who[32], *p;
+	uint64_t ns = 0;
+
+	if (!f)
+		return 0;
+	snprintf(ev, sizeof(ev), " %s: ", event);
+	snprintf(who, sizeof(who), "pid=%d ", pid);
+	while (fgets(line, sizeof(line), f))
+		if (strstr(line, ev) && (p = strstr(line, who)) &&
+		    (p = strstr(p, " ns=")))
+			ns = strtoull(p + 4, NULL, 10);
+	fclose(f);
+	return ns;
+}
+
+struct zap_sample {
+	uint64_t back, reap;		/* memory back, kill->waitpid() */
+	uint64_t teardown, zapped;	/* deferred: the module's events */
+};
+
+static struct zap_sample zap_round(int v, unsigned long mb,
+				   long *helper_chunks)
+{
+	struct zap_sample s = { 0 };
 	long h0, base;
-	uint64_t t0, ns;
+	uint64_t t0;
 	pid_t pid;
 
 	set_cfg(v == ZV_SYNC ? SYNC : v <= ZV_REAPER_PAR ? REAPER : SELF);
@@ -38,20 +63,25 @@ static uint64_t zap_round(int v, unsigned long mb, long *helper_chunks,
 	h0 = amt_stat("zap_helper_chunks");
 	base = amt_mem_back_kb();
 	pid = amt_hog(mb, AMT_HOG_ANON);
+	amt_trace_start();	/* (an empty buffer) */
 	t0 = amt_now_ns();
 	kill(pid, SIGKILL);
 	amt_reap(pid);
-	*reap_ns = amt_now_ns() - t0;
-	ns = amt_mem_back_ns(base, MEM_TOL_KB, t0, 120);
+	s.reap = amt_now_ns() - t0;
+	s.back = amt_mem_back_ns(base, MEM_TOL_KB, t0, 120);
+	/* the drain that ended it waited for mm_reaper_reap */
+	s.teardown = zap_event_ns("mm_reaper_reap", pid);
+	s.zapped = zap_event_ns("mm_reaper_zap", pid);
 	*helper_chunks += amt_stat("zap_helper_chunks") - h0;
 	amt_param_set("parallel", "1");
-	return ns;
+	return s;
 }
 
 void bench_zap(struct results *res)
 {
 	struct zap_result *r = &res->zap;
-	uint64_t back[NR_ZAP_VAR][MAX_SAMPLES], reap[NR_ZAP_VAR][MAX_SAMPLES];
+	struct zap_sample smp[NR_ZAP_VAR][MAX_SAMPLES];
+	uint64_t x[5][MAX_SAMPLES];
 	int i, j, v, round, n = quick ? 2 : rounds;
 
 	r->n = n;
@@ -68,15 +98,29 @@ void bench_zap(struct results *res)
 				v = (round + j) % NR_ZAP_VAR;
 				if (v >= ZV_SELF_ONE && !r->have_self)
 					continue;
-				back[v][round] = zap_round(v, zap_mb[i],
-							   &r->helper_chunks[i],
-							   &reap[v][round]);
+				smp[v][round] = zap_round(v, zap_mb[i],
+							  &r->helper_chunks[i]);
 			}
-		for (v = 0; v < NR_ZAP_VAR; v++)
-			if (v < ZV_SELF_ONE || r->have_self) {
-				r->back[i][v] = dist_of(back[v], n);
-				r->reap[i][v] = dist_of(reap[v], n);
+		for (v = 0; v < NR_ZAP_VAR; v++) {
+			if (v >= ZV_SELF_ONE && !r->have_self)
+				continue;
+			for (round = 0; round < n; round++) {
+				struct zap_sample *s = &smp[v][round];
+
+				x[0][round] = s->back;
+				x[1][round] = s->reap;
+				x[2][round] = s->teardown;
+				x[3][round] = s->zapped;
+				x[4][round] = s->teardown > s->zapped ?
+					      s->teardown - s->zapped : 0;
 			}
+			r->back[i][v] = dist_of(x[0], n);
+			r->reap[i][v] = dist_of(x[1], n);
+			r->teardown[i][v] = dist_of(x[2], n);
+			r->zapped[i][v] = dist_of(x[3], n);
+			r->rest[i][v] = dist_of(x[4], n);
+		}
 	}
+	amt_trace_stop();
 	settle();
 }

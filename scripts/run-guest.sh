@@ -326,7 +326,7 @@ judge_log() { # LOG SPLATS LABEL
 }
 if [ -n "$before" ]; then
 	judge_log "$before.console.log" "$before.splats" \
-		"kernel log of the first boot clean up to its TCG fault" || fail=1
+		"kernel log clean (first boot, up to its TCG fault)" || fail=1
 fi
 judge_log "$console" "$logs/$id.splats" \
 	"kernel log clean (no warning, oops, hang or bad rss-counter)" || fail=1

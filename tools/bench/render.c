@@ -572,10 +572,16 @@ static void out_zap_split(const char *key, const struct zap_result *r, int i,
 	out_obj(key, -1);
 	out_num("one_cpu_ms", 3, " %9.1f", r->teardown[i][one].med);
 	out_num("parallel_ms", 3, " %9.1f", r->teardown[i][par].med);
-	out_num("zap_ms", 3, " %8.1f", r->zapped[i][par].med);
-	out_num("rest_ms", 3, " %8.1f", r->rest[i][par].med);
-	out_num("zap_speedup", 2, " %6.2fx |",
-		r->zapped[i][par].med > 0 ? work / r->zapped[i][par].med : 0);
+	out_int("zapped_rounds", NULL, r->zapped[i][par].n);
+	if (r->zapped[i][par].n) {
+		out_num("zap_ms", 3, " %8.1f", r->zapped[i][par].med);
+		out_num("rest_ms", 3, " %8.1f", r->rest[i][par].med);
+		out_num("zap_speedup", 2, " %6.2fx |",
+			work / r->zapped[i][par].med);
+	} else {
+		/* below AMT_ZAP_MIN_PAGES, or no CPU was idle */
+		out_text(" %8s %8s %7s |", "-", "-", "-");
+	}
 	out_end();
 }
 
@@ -584,11 +590,11 @@ static void render_zap_split(const struct zap_result *r)
 {
 	int i;
 
-	out_text("the deferred teardown, ms, median of %d (the module's mm_reaper_reap and mm_reaper_zap events): on one CPU; parallel = zap + rest (the final mmput(): page tables, VMAs, what no chunk took); zap speed-up = (one CPU - rest) / zap\n",
+	out_text("the deferred teardown, ms, median of %d (the module's mm_reaper_reap and mm_reaper_zap events): on one CPU; parallel = zap + rest (the final mmput(): page tables, VMAs, what no chunk took); zap speedup = (one CPU - rest) / zap; - where no round zapped\n",
 		 r->n);
-	out_text("%-6s | %-51s | %s\n", "MiB",
-		 "reaper: one CPU, parallel, zap, rest, speed-up",
-		 "self: one CPU, parallel, zap, rest, speed-up");
+	out_text("%-6s | %-45s | %s\n", "MiB",
+		 "reaper: one CPU, parallel, zap, rest, speedup",
+		 "self: one CPU, parallel, zap, rest, speedup");
 	out_arr("zap_split", 0);
 	for (i = 0; i < NR_ZAP_SIZES; i++) {
 		if (!r->ran[i])

@@ -82,7 +82,7 @@ void bench_zap(struct results *res)
 	struct zap_result *r = &res->zap;
 	struct zap_sample smp[NR_ZAP_VAR][MAX_SAMPLES];
 	uint64_t x[5][MAX_SAMPLES];
-	int i, j, v, round, n = quick ? 2 : rounds;
+	int i, j, k, v, round, n = quick ? 2 : rounds;
 
 	r->n = n;
 	r->have_self = cfg_available(SELF);
@@ -104,23 +104,28 @@ void bench_zap(struct results *res)
 		for (v = 0; v < NR_ZAP_VAR; v++) {
 			if (v >= ZV_SELF_ONE && !r->have_self)
 				continue;
-			for (round = 0; round < n; round++) {
+			for (round = 0, k = 0; round < n; round++) {
 				struct zap_sample *s = &smp[v][round];
 
 				x[0][round] = s->back;
 				x[1][round] = s->reap;
 				x[2][round] = s->teardown;
-				x[3][round] = s->zapped;
-				x[4][round] = s->teardown > s->zapped ?
-					      s->teardown - s->zapped : 0;
+				/* only the rounds that zapped (helpers came) */
+				if (!s->zapped || s->zapped > s->teardown)
+					continue;
+				x[3][k] = s->zapped;
+				x[4][k++] = s->teardown - s->zapped;
 			}
 			r->back[i][v] = dist_of(x[0], n);
 			r->reap[i][v] = dist_of(x[1], n);
 			r->teardown[i][v] = dist_of(x[2], n);
-			r->zapped[i][v] = dist_of(x[3], n);
-			r->rest[i][v] = dist_of(x[4], n);
+			r->zapped[i][v] = dist_of(x[3], k);
+			r->rest[i][v] = dist_of(x[4], k);
 		}
 	}
+	/* as amt_trace_start() found them: the --trace pass sets its own */
 	amt_trace_stop();
+	amt_write_file(AMT_TRACE "events/async_mm_teardown/enable", "0");
+	amt_write_file(AMT_TRACE "options/record-cmd", "1");
 	settle();
 }

@@ -161,14 +161,20 @@ static int amtctl_help(int argc, char **argv)
 	return AMTCTL_OK;
 }
 
+/* "amtctl CMD: MESSAGE" on stderr, after what stdout holds */
+static void amtctl_vmsg(const char *fmt, va_list ap)
+{
+	fflush(stdout);
+	fprintf(stderr, "amtctl %s: ", amtctl_cmd_name);
+	vfprintf(stderr, fmt, ap);
+}
+
 void amtctl_err(const char *fmt, ...)
 {
 	va_list ap;
 
-	fflush(stdout);
-	fprintf(stderr, "amtctl %s: ", amtctl_cmd_name);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	amtctl_vmsg(fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
 }
@@ -177,10 +183,8 @@ int amtctl_usage(const char *fmt, ...)
 {
 	va_list ap;
 
-	fflush(stdout);
-	fprintf(stderr, "amtctl %s: ", amtctl_cmd_name);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	amtctl_vmsg(fmt, ap);
 	va_end(ap);
 	if (strcmp(amtctl_cmd_name, "help"))
 		fprintf(stderr, "\nTry 'amtctl help %s'.\n", amtctl_cmd_name);

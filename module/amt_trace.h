@@ -83,8 +83,9 @@ TRACE_EVENT(mm_reaper_reap,
 TRACE_EVENT(mm_reaper_zap,
 	TP_PROTO(pid_t pid, unsigned long pages, unsigned int chunks,
 		 unsigned int helper_chunks, unsigned int helpers, u64 ns,
-		 bool pinned),
-	TP_ARGS(pid, pages, chunks, helper_chunks, helpers, ns, pinned),
+		 u64 helper_ns, bool pinned),
+	TP_ARGS(pid, pages, chunks, helper_chunks, helpers, ns, helper_ns,
+		pinned),
 	TP_STRUCT__entry(
 		__field(pid_t, pid)
 		__field(unsigned long, pages)
@@ -92,6 +93,7 @@ TRACE_EVENT(mm_reaper_zap,
 		__field(unsigned int, helper_chunks)
 		__field(unsigned int, helpers)
 		__field(u64, ns)
+		__field(u64, helper_ns)
 		__field(bool, pinned)
 	),
 	TP_fast_assign(
@@ -101,12 +103,14 @@ TRACE_EVENT(mm_reaper_zap,
 		__entry->helper_chunks = helper_chunks;
 		__entry->helpers = helpers;
 		__entry->ns = ns;
+		__entry->helper_ns = helper_ns;
 		__entry->pinned = pinned;
 	),
-	TP_printk("pid=%d pages=%lu chunks=%u helper_chunks=%u helpers=%u ns=%llu pinned=%d",
+	TP_printk("pid=%d pages=%lu chunks=%u helper_chunks=%u helpers=%u ns=%llu helper_ns=%llu pinned=%d",
 		  __entry->pid, __entry->pages, __entry->chunks,
 		  __entry->helper_chunks, __entry->helpers,
-		  (unsigned long long)__entry->ns, __entry->pinned)
+		  (unsigned long long)__entry->ns,
+		  (unsigned long long)__entry->helper_ns, __entry->pinned)
 );
 
 /* The OOM notifier waited for deferred teardowns; freed: pages reported. */

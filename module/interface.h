@@ -132,6 +132,8 @@
 	  "Chunks (up to 8 MiB of address space) zapped by parallel teardowns, by anyone.") \
 	X(zap_helper_chunks, COUNTER, PERCPU, chunks, "zap_helper_chunks_total", "", \
 	  "Chunks zapped by helpers on other CPUs, each started only while its CPU had nothing else to run.") \
+	X(zap_helper_ns, COUNTER, PERCPU, ns, "zap_helper_seconds_total", "", \
+	  "Time helpers spent in their chunks: CPU time of the module's workqueue workers (root cgroup), not charged to the dying task's cgroup; a helper works only while its CPU has nothing else to run.") \
 	X(zap_helpers_busy, COUNTER, PERCPU, calls, "zap_helpers_busy_total", "", \
 	  "Helpers asked for a parallel teardown that zapped nothing: their CPU had other work, or nothing was left when they started.") \
 	X(zap_pages, COUNTER, PERCPU, pages, "zap_pages_total", "",	\

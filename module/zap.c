@@ -31,6 +31,7 @@ struct amt_zap_helper {
 	struct work_struct work;
 	struct amt_zap *zap;
 	unsigned int chunks;
+	u64 ns;			/* in its chunks */
 };
 
 struct amt_zap {
@@ -90,6 +91,8 @@ static void amt_zap_help(struct work_struct *w)
 {
 	struct amt_zap_helper *h = container_of(w, struct amt_zap_helper, work);
 	unsigned int nap = AMT_ZAP_NAP_US;
+	bool zapped;
+	u64 t0;
 
 	while (READ_ONCE(h->zap->next) != ULONG_MAX) {
 		if (!single_task_running()) {
@@ -97,7 +100,11 @@ static void amt_zap_help(struct work_struct *w)
 			nap = min(2 * nap, AMT_ZAP_NAP_MAX_US);
 			continue;
 		}
-		if (!amt_zap_one(h->zap))
+		/* wall time: begun alone on its CPU, a chunk is its CPU time */
+		t0 = ktime_get_ns();
+		zapped = amt_zap_one(h->zap);
+		h->ns += ktime_get_ns() - t0;
+		if (!zapped)
 			break;
 		h->chunks++;
 		nap = AMT_ZAP_NAP_US;
@@ -161,6 +168,7 @@ bool amt_zap(struct mm_struct *mm, pid_t pid, bool pinned)
 {
 	unsigned long before = amt_mm_freeable(mm), after, freed;
 	unsigned int i, helped = 0, max = 0;
+	u64 helper_ns = 0;
 	struct amt_zap alone = { .mm = mm }, *z = &alone;
 	u64 t0;
 
@@ -188,6 +196,7 @@ bool amt_zap(struct mm_struct *mm, pid_t pid, bool pinned)
 	for (i = 0; i < z->nr_helpers; i++) {
 		cancel_work_sync(&z->helpers[i].work);
 		helped += z->helpers[i].chunks;
+		helper_ns += z->helpers[i].ns;
 		if (!z->helpers[i].chunks)
 			amt_stat_inc(AMT_STAT_zap_helpers_busy);
 	}
@@ -197,10 +206,11 @@ bool amt_zap(struct mm_struct *mm, pid_t pid, bool pinned)
 		amt_stat_inc(AMT_STAT_zap_parallel);
 	amt_stat_add(AMT_STAT_zap_chunks, atomic_read(&z->chunks));
 	amt_stat_add(AMT_STAT_zap_helper_chunks, helped);
+	amt_stat_add(AMT_STAT_zap_helper_ns, helper_ns);
 	amt_stat_add(AMT_STAT_zap_pages, freed);
 	trace_mm_reaper_zap(pid, freed,
 			    atomic_read(&z->chunks), helped, z->nr_helpers,
-			    ktime_get_ns() - t0, pinned);
+			    ktime_get_ns() - t0, helper_ns, pinned);
 	if (z != &alone)
 		kfree(z);
 	return true;

@@ -63,6 +63,7 @@ struct ci {
 
 struct cpu_res {
 	double child_ms, reaper_ms;	/* per teardown */
+	double helper_ms;		/* per teardown: parallel zap helpers */
 	double preempted;		/* the reaper, per teardown */
 	double migrated;		/* the reaper, per teardown; < 0: unknown */
 };
@@ -236,6 +237,7 @@ bool cfg_available(enum cfg c);
 uint64_t task_cpu_ns(pid_t pid);
 int task_cpu_of(pid_t pid);
 int reaper_pids(pid_t *pids, int max);
+uint64_t helper_cpu_ns(void);
 uint64_t reaper_cpu_ns(void);
 long reaper_preemptions(void);
 long reaper_migrations(void);

@@ -148,6 +148,14 @@ uint64_t reaper_cpu_ns(void)
 	return sum;
 }
 
+/* The parallel zap's helpers' (zap_helper_ns), 0 if the module is not loaded */
+uint64_t helper_cpu_ns(void)
+{
+	long ns = amt_stat("zap_helper_ns");
+
+	return ns > 0 ? ns : 0;
+}
+
 /*
  * The sum of the numbers after @key's colon in the reaper threads'
  * /proc/PID/@file, -1 if the module is not loaded or a file has no such

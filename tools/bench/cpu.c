@@ -16,12 +16,13 @@ static uint64_t cg_usage_ns(void)
 /*
  * Drained: each child's exit path measured alone, from the kill until
  * everything it queued is torn down, as the CPU its cgroup used plus the
- * reaper's. Self mode's teardown runs after the parent reaped the child,
- * in the child's cgroup, so the cgroup is the one meter for all modes.
+ * reaper's and the zap helpers' (kworkers, root cgroup). Self mode's
+ * teardown runs after the parent reaped the child, in the child's cgroup,
+ * so the cgroup is the meter of the tearing task in all modes.
  */
 static struct cpu_res cpu_drained(enum cfg c, int n, unsigned long mb)
 {
-	uint64_t cg = 0, rp = 0;
+	uint64_t cg = 0, rp = 0, hp = 0;
 	long pre = 0, mig = 0;
 	struct cpu_res r;
 	int i;
@@ -30,6 +31,7 @@ static struct cpu_res cpu_drained(enum cfg c, int n, unsigned long mb)
 	for (i = 0; i < n; i++) {
 		pid_t pid = amt_hog(mb, AMT_HOG_ANON);
 		uint64_t u0 = cg_usage_ns(), r0 = reaper_cpu_ns();
+		uint64_t h0 = helper_cpu_ns();
 		long p0 = reaper_preemptions(), m0 = reaper_migrations();
 
 		kill(pid, SIGKILL);
@@ -37,11 +39,13 @@ static struct cpu_res cpu_drained(enum cfg c, int n, unsigned long mb)
 		settle();
 		cg += cg_usage_ns() - u0;
 		rp += reaper_cpu_ns() - r0;
+		hp += helper_cpu_ns() - h0;
 		pre += reaper_preemptions() - p0;
 		mig = m0 < 0 || mig < 0 ? -1 : mig + reaper_migrations() - m0;
 	}
 	r.child_ms = cg / 1e6 / n;
 	r.reaper_ms = rp / 1e6 / n;
+	r.helper_ms = hp / 1e6 / n;
 	r.preempted = (double)pre / n;
 	r.migrated = mig < 0 ? -1 : (double)mig / n;
 	return r;
@@ -55,13 +59,14 @@ static struct cpu_res cpu_drained(enum cfg c, int n, unsigned long mb)
  */
 static struct cpu_res cpu_overlap(enum cfg c, int n, unsigned long mb)
 {
-	uint64_t ex = 0, r0;
+	uint64_t ex = 0, r0, h0;
 	struct cpu_res r;
 	long p0, m0;
 	int i;
 
 	set_cfg(c);
 	r0 = reaper_cpu_ns();
+	h0 = helper_cpu_ns();
 	p0 = reaper_preemptions();
 	m0 = reaper_migrations();
 	for (i = 0; i < n; i++) {
@@ -80,6 +85,7 @@ static struct cpu_res cpu_overlap(enum cfg c, int n, unsigned long mb)
 	settle();
 	r.child_ms = ex / 1e6 / n;
 	r.reaper_ms = (reaper_cpu_ns() - r0) / 1e6 / n;
+	r.helper_ms = (helper_cpu_ns() - h0) / 1e6 / n;
 	r.preempted = (double)(reaper_preemptions() - p0) / n;
 	r.migrated = m0 < 0 ? -1 : (double)(reaper_migrations() - m0) / n;
 	return r;
@@ -88,8 +94,8 @@ static struct cpu_res cpu_overlap(enum cfg c, int n, unsigned long mb)
 /* The CPU per teardown of mode @c in @r, relative to sync's. */
 double cpu_ratio(const struct cpu_res *r, enum cfg c)
 {
-	return (r[c].child_ms + r[c].reaper_ms) /
-	       (r[SYNC].child_ms + r[SYNC].reaper_ms);
+	return (r[c].child_ms + r[c].reaper_ms + r[c].helper_ms) /
+	       (r[SYNC].child_ms + r[SYNC].reaper_ms + r[SYNC].helper_ms);
 }
 
 void bench_cpu(struct results *res)
@@ -111,6 +117,7 @@ void bench_cpu(struct results *res)
 
 			d[k].child_ms += x.child_ms / nr;
 			d[k].reaper_ms += x.reaper_ms / nr;
+			d[k].helper_ms += x.helper_ms / nr;
 			d[k].preempted += x.preempted / nr;
 			d[k].migrated += x.migrated / nr;
 		}
@@ -120,6 +127,7 @@ void bench_cpu(struct results *res)
 
 			o[k].child_ms += x.child_ms / nr;
 			o[k].reaper_ms += x.reaper_ms / nr;
+			o[k].helper_ms += x.helper_ms / nr;
 			o[k].preempted += x.preempted / nr;
 			o[k].migrated += x.migrated / nr;
 		}
@@ -131,5 +139,5 @@ void bench_cpu(struct results *res)
 	r->n = n;
 	r->rounds = nr;
 	r->gib = nr * n * mb / 1024.0;
-	r->cpu_s = nr * n * d[REAPER].reaper_ms / 1e3;
+	r->cpu_s = nr * n * (d[REAPER].reaper_ms + d[REAPER].helper_ms) / 1e3;
 }

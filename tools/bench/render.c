@@ -299,8 +299,9 @@ static void render_cpu_res(const char *how, const char *key_how,
 	out_text("%-12s %-6s", how, cfg_name[c]);
 	out_num("child_ms", 3, " child %7.1f", r->child_ms);
 	out_num("reaper_ms", 3, " + reaper %7.1f", r->reaper_ms);
-	out_text(" = %7.1f  (%.3fx sync)", r->child_ms + r->reaper_ms,
-		 cpu_ratio(all, c));
+	out_num("helper_ms", 3, " + helpers %6.1f", r->helper_ms);
+	out_text(" = %7.1f  (%.3fx sync)",
+		 r->child_ms + r->reaper_ms + r->helper_ms, cpu_ratio(all, c));
 	/* the text: reaper mode only, how often it lost its CPU */
 	out_num("reaper_preempted", 2,
 		c == REAPER ? ", reaper preempted %.1fx" : NULL, r->preempted);
@@ -337,7 +338,7 @@ void render_drain(const struct results *res)
 		return;
 	out_obj("drain", 0);
 	out_num("gib", 3, "\n5. drain: %.2f GiB torn down", d->gib);
-	out_num("reaper_cpu_s", 3, " in %.2f s of reaper CPU", d->cpu_s);
+	out_num("cpu_s", 3, " in %.2f s of reaper and helper CPU", d->cpu_s);
 	out_num("gib_per_cpu_s", 3, " = %.2f GiB/s\n", d->gib / d->cpu_s);
 	out_end();
 }

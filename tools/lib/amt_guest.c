@@ -267,11 +267,14 @@ int amt_load(const char *params)
 
 void amt_helper_load(void)
 {
+	char params[32];
 	int err;
 
 	if (access(AMT_HELPER, F_OK) == 0)
 		return;
-	err = amt_load_ko("/amt/amt_helper.ko", NULL);
+	/* a hold or stall outlasts the test's steps, scaled as its timeout */
+	snprintf(params, sizeof(params), "max_wait_s=%u", 60 * amt_slow());
+	err = amt_load_ko("/amt/amt_helper.ko", params);
 	amt_assert(!err, "cannot load the fixture module: %s", strerror(err));
 	amt_assert(access(AMT_BLOCK_DEV, F_OK) == 0, "no " AMT_BLOCK_DEV);
 }

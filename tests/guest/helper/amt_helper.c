@@ -22,8 +22,9 @@
  * AMT_IOC_GRAB_MM, _MMGET and _MMPUT make the file a late user of another
  * process's mm, as an open /proc/PID/smaps is.
  *
- * No wait lasts more than 60 s, and each sleeps as TASK_IDLE, so that the
- * guest's hung-task watchdog does not take the fixture for a bug.
+ * No wait lasts more than max_wait_s (60 s; the tests scale it with a slow
+ * kernel's amt_slow), and each sleeps as TASK_IDLE, so that the guest's
+ * hung-task watchdog does not take the fixture for a bug.
  *
  * Copyright (C) 2026 The async_mm_teardown authors.
  */
@@ -52,7 +53,7 @@ static const struct kernel_param_ops amt_count_ops = {
 
 static bool hold;
 module_param(hold, bool, 0644);
-MODULE_PARM_DESC(hold, "1: a release() of /dev/amt_block opened read-only waits until this is 0 again (60 s at most)");
+MODULE_PARM_DESC(hold, "1: a release() of /dev/amt_block opened read-only waits until this is 0 again (max_wait_s at most)");
 
 static atomic_t blocked = ATOMIC_INIT(0);
 module_param_cb(blocked, &amt_count_ops, &blocked, 0444);
@@ -60,7 +61,7 @@ MODULE_PARM_DESC(blocked, "releases of /dev/amt_block waiting now");
 
 static bool gate;
 module_param(gate, bool, 0644);
-MODULE_PARM_DESC(gate, "1: a write() to /dev/amt_block sleeps until this is 0 again (60 s at most), then fails");
+MODULE_PARM_DESC(gate, "1: a write() to /dev/amt_block sleeps until this is 0 again (max_wait_s at most), then fails");
 
 static atomic_t waiting = ATOMIC_INIT(0);
 module_param_cb(waiting, &amt_count_ops, &waiting, 0444);
@@ -68,16 +69,20 @@ MODULE_PARM_DESC(waiting, "writes to /dev/amt_block sleeping at the gate now");
 
 static bool stall;
 module_param(stall, bool, 0644);
-MODULE_PARM_DESC(stall, "1: the release() of an AMT_IOC_STALL_MM notifier waits until this is 0 again (60 s at most)");
+MODULE_PARM_DESC(stall, "1: the release() of an AMT_IOC_STALL_MM notifier waits until this is 0 again (max_wait_s at most)");
 
 static atomic_t stalled = ATOMIC_INIT(0);
 module_param_cb(stalled, &amt_count_ops, &stalled, 0444);
 MODULE_PARM_DESC(stalled, "teardowns waiting in the stalling mmu_notifier now");
 
-/* Sleep while *flag, at most 60 s, without counting as a hung task. */
+static unsigned int max_wait_s = 60;
+module_param(max_wait_s, uint, 0644);
+MODULE_PARM_DESC(max_wait_s, "the longest hold, gate and stall last, seconds");
+
+/* Sleep while *flag, at most max_wait_s, without counting as a hung task. */
 static void amt_helper_wait(bool *flag, atomic_t *count)
 {
-	unsigned long end = jiffies + 60 * HZ;
+	unsigned long end = jiffies + READ_ONCE(max_wait_s) * HZ;
 
 	atomic_inc(count);
 	while (READ_ONCE(*flag) && time_before(jiffies, end))

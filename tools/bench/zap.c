@@ -25,25 +25,6 @@ static bool zap_fits(unsigned long mb)
 	       mb + 64 <= mem_total_mb * 3 / 4;
 }
 
-/* The "ns=" of the module's @event for @pid in the trace, 0 if none */
-static uint64_t zap_event_ns(const char *event, pid_t pid)
-{
-	FILE *f = fopen(AMT_TRACE "trace", "r");
-	char line[512], ev[64], who[32], *p;
-	uint64_t ns = 0;
-
-	if (!f)
-		return 0;
-	snprintf(ev, sizeof(ev), " %s: ", event);
-	snprintf(who, sizeof(who), "pid=%d ", pid);
-	while (fgets(line, sizeof(line), f))
-		if (strstr(line, ev) && (p = strstr(line, who)) &&
-		    (p = strstr(p, " ns=")))
-			ns = strtoull(p + 4, NULL, 10);
-	fclose(f);
-	return ns;
-}
-
 struct zap_sample {
 	uint64_t back, reap;		/* memory back, kill->waitpid() */
 	uint64_t teardown, zapped;	/* deferred: the module's events */
@@ -70,8 +51,8 @@ static struct zap_sample zap_round(int v, unsigned long mb,
 	s.reap = amt_now_ns() - t0;
 	s.back = amt_mem_back_ns(base, MEM_TOL_KB, t0, 120);
 	/* the drain that ended it waited for mm_reaper_reap */
-	s.teardown = zap_event_ns("mm_reaper_reap", pid);
-	s.zapped = zap_event_ns("mm_reaper_zap", pid);
+	s.teardown = amt_trace_value("mm_reaper_reap", pid, "ns");
+	s.zapped = amt_trace_value("mm_reaper_zap", pid, "ns");
 	*helper_chunks += amt_stat("zap_helper_chunks") - h0;
 	amt_param_set("parallel", "1");
 	return s;

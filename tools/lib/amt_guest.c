@@ -783,7 +783,12 @@ void amt_trace_stop(void)
 	amt_write_file(AMT_TRACE "tracing_on", "0");
 }
 
-int amt_trace_count(const char *event, pid_t pid)
+/*
+ * Each line of the module's @event for @pid (0: any) in the trace, to @fn;
+ * the count of them, -1 without a trace.
+ */
+static int amt_trace_each(const char *event, pid_t pid,
+			  void (*fn)(const char *line, void *arg), void *arg)
 {
 	FILE *f = fopen(AMT_TRACE "trace", "r");
 	char line[512], ev[80], pidstr[32];
@@ -794,10 +799,41 @@ int amt_trace_count(const char *event, pid_t pid)
 	snprintf(ev, sizeof(ev), " %s: ", event);
 	snprintf(pidstr, sizeof(pidstr), "pid=%d ", pid);
 	while (fgets(line, sizeof(line), f))
-		if (strstr(line, ev) && (!pid || strstr(line, pidstr)))
+		if (strstr(line, ev) && (!pid || strstr(line, pidstr))) {
+			if (fn)
+				fn(line, arg);
 			n++;
+		}
 	fclose(f);
 	return n;
+}
+
+int amt_trace_count(const char *event, pid_t pid)
+{
+	return amt_trace_each(event, pid, NULL, NULL);
+}
+
+struct amt_trace_key {
+	char key[40];
+	uint64_t v;
+};
+
+static void amt_trace_key_of(const char *line, void *arg)
+{
+	struct amt_trace_key *k = arg;
+	const char *p = strstr(line, k->key);
+
+	if (p)
+		k->v = strtoull(p + strlen(k->key), NULL, 10);
+}
+
+uint64_t amt_trace_value(const char *event, pid_t pid, const char *key)
+{
+	struct amt_trace_key k = { .v = 0 };
+
+	snprintf(k.key, sizeof(k.key), " %s=", key);
+	amt_trace_each(event, pid, amt_trace_key_of, &k);
+	return k.v;
 }
 
 void amt_ftrace_start(const char *fn)

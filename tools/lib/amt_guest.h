@@ -235,6 +235,8 @@ long amt_cgroup_get(const char *cg, const char *file, const char *key);
 void amt_trace_start(void);
 void amt_trace_stop(void);
 int amt_trace_count(const char *event, pid_t pid); /* pid 0: any */
+/* The number after " @key=" in the last @event for @pid; 0 if none. */
+uint64_t amt_trace_value(const char *event, pid_t pid, const char *key);
 /* The function tracer on one kernel function too, in the same buffer. */
 void amt_ftrace_start(const char *fn);
 void amt_ftrace_stop(void);

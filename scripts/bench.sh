@@ -15,7 +15,7 @@
 # QEMU's -icount, where guest time counts instructions: a cost of a fraction
 # of a percent shows through, which host noise hides in a normal run),
 # AMT_BENCH_ONLY=SECTION[,SECTION] (some of latency, parallel, spawn, cpu,
-# wake, cpusplit, busy, prefork, zap: those sections alone; on a kernel that
+# wake, cpusplit, busy, prefork, zap, pinned: those sections alone; on a kernel that
 # refuses mode=self, busy and prefork are the ones that run),
 # AMT_BENCH_CMDLINE (added to the guest kernel's command line, e.g.
 # preempt=full; results then carry it in their name), AMT_BENCH_SETTLE_MS (idle time

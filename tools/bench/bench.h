@@ -2,7 +2,8 @@
 /*
  * exit_latency, the benchmark of make bench (main.c says what it measures):
  * what its sections share. One file per section (latency.c, parallel.c,
- * spawn.c, cpu.c, wake.c, cpusplit.c, busy.c, prefork.c, zap.c), listed in main.c's table, each
+ * spawn.c, cpu.c, wake.c, cpusplit.c, busy.c, prefork.c, zap.c, pinned.c),
+ * listed in main.c's table, each
  * filling its result struct; helpers in common.c; the targets in
  * targets.c; render.c writes the results as text and as JSON.
  */
@@ -47,7 +48,7 @@ extern const char *trace_path;
 /* The sections --only can name, in the order they run (main.c's table). */
 enum section {
 	S_LATENCY, S_PARALLEL, S_SPAWN, S_CPU, S_WAKE, S_CPUSPLIT, S_BUSY,
-	S_PREFORK, S_ZAP, NR_SECTIONS
+	S_PREFORK, S_ZAP, S_PINNED, NR_SECTIONS
 };
 extern unsigned int sections;
 #define RUNS(sec) (sections & (1U << (sec)))
@@ -73,6 +74,10 @@ enum zap_var { ZV_SYNC, ZV_REAPER_ONE, ZV_REAPER_PAR, ZV_SELF_ONE,
 	       ZV_SELF_PAR, NR_ZAP_VAR };
 #define NR_ZAP_SIZES 6
 
+/* 11. pinned: variants, in the order they rotate */
+enum pin_var { PV_SYNC, PV_NOZAP, PV_REAPER, PV_SELF, NR_PIN_VAR };
+#define PIN_MB 1024UL
+
 /*
  * What the sections found. Each section's function measures and fills its
  * part of struct results; render.c alone shows it, as text and as JSON.
@@ -84,7 +89,7 @@ struct run_info {
 	const char *module_params;
 	int rounds;
 	bool quick;
-	char sections[64];	/* the names, comma-separated */
+	char sections[96];	/* the names, comma-separated */
 };
 
 struct lat_row {
@@ -211,6 +216,16 @@ struct zap_result {			/* 10. zap */
 	long helper_chunks[NR_ZAP_SIZES];	/* all rounds, parallel=1 */
 };
 
+struct pin_result {			/* 11. pinned */
+	int n, wait_s;			/* rounds, the wait while held */
+	unsigned long mb;
+	bool ran, have_self;
+	int back_rounds[NR_PIN_VAR];	/* memory back while held */
+	struct dist back[NR_PIN_VAR];	/* of those: kill to memory back */
+	struct dist mmput[NR_PIN_VAR];	/* the holder's final mmput() */
+	long zapped[NR_PIN_VAR];	/* pinned_zapped, all rounds */
+};
+
 struct results {
 	struct run_info run;
 	struct lat_result latency;
@@ -223,6 +238,7 @@ struct results {
 	struct busy_result busy;
 	struct prefork_result prefork;
 	struct zap_result zap;
+	struct pin_result pinned;
 	struct target_result targets;
 };
 
@@ -257,6 +273,7 @@ void bench_cpusplit(struct results *r);
 void bench_busy(struct results *r);
 void bench_prefork(struct results *r);
 void bench_zap(struct results *r);
+void bench_pinned(struct results *r);
 
 /* targets.c: the targets of issue 5, from the sections that ran */
 void check_targets(struct results *r);
@@ -274,6 +291,7 @@ void render_cpusplit(const struct results *r);
 void render_busy(const struct results *r);
 void render_prefork(const struct results *r);
 void render_zap(const struct results *r);
+void render_pinned(const struct results *r);
 void render_targets(const struct results *r);
 void render_json_end(double elapsed_s);
 void render_text_end(double elapsed_s);

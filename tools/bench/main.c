@@ -40,13 +40,16 @@
  *     the respawn (kill to the replacement's fork() returning);
  * 10. zap: one child of 64 MiB to 8 GiB (as the guest has room) killed,
  *     the second CPU idle: memory back and kill->waitpid() with
- *     parallel=0 and parallel=1 in each mode, and inline.
+ *     parallel=0 and parallel=1 in each mode, and inline;
+ * 11. pinned: one child of 1 GiB killed while the fixture module holds its
+ *     mm: memory back while held, and the holder's final mmput(), inline,
+ *     with zap_pinned=0 and with zap_pinned=1 in each mode.
  *
  * A configuration this kernel refuses (mode=self on 6.1-RT) is skipped
  * by busy and prefork; the other sections need all three.
  *
  * --only runs the named sections alone (latency, parallel, spawn, cpu,
- * wake, cpusplit, busy, prefork, zap; 5. comes with 2. and 4.). --spawn-only is --only=spawn: make
+ * wake, cpusplit, busy, prefork, zap, pinned; 5. comes with 2. and 4.). --spawn-only is --only=spawn: make
  * bench-icount runs it under QEMU's -icount, where guest time counts
  * instructions and host noise vanishes. --spawn-settle is the idle time
  * after each insmod or rmmod of 3. before its loops are timed (default
@@ -106,6 +109,7 @@ static const struct section_def {
 	{ "busy", S_BUSY, "memory back with a CPU burner on every CPU", bench_busy, render_busy },
 	{ "prefork", S_PREFORK, "a prefork server's fork() while its workers die, CPUs busy", bench_prefork, render_prefork },
 	{ "zap", S_ZAP, "one large kill, the second CPU idle: memory back with and without helpers", bench_zap, render_zap },
+	{ "pinned", S_PINNED, "one large kill while its mm is held: memory back while held, the holder's mmput()", bench_pinned, render_pinned },
 };
 #define NR_TABLE (sizeof(section_table) / sizeof(section_table[0]))
 #define ALL_SECTIONS ((1U << NR_SECTIONS) - 1)
@@ -127,7 +131,7 @@ static void section_list(unsigned int mask, const char *sep, char *buf,
 /* --only=LIST: comma-separated section names */
 static void parse_only(const char *list)
 {
-	char buf[128], all[96], *name, *save = NULL;
+	char buf[128], all[128], *name, *save = NULL;
 	int i;
 
 	section_list(ALL_SECTIONS, ", ", all, sizeof(all));

@@ -665,3 +665,51 @@ void render_zap(const struct results *res)
 	out_end();
 	render_zap_split(r);
 }
+
+void render_pinned(const struct results *res)
+{
+	static const char *const var[NR_PIN_VAR] = {
+		"sync", "reaper_zap_pinned_0", "reaper", "self",
+	};
+	static const char *const label[NR_PIN_VAR] = {
+		"sync (inline)", "reaper, zap_pinned=0", "reaper, zap_pinned=1",
+		"self, zap_pinned=1",
+	};
+	const struct pin_result *r = &res->pinned;
+	int v;
+
+	out_text("\n11. one child of %lu MiB killed while the fixture holds its mm: rounds whose memory was back while held (within %d s) and their kill to memory back, ms, median (p90 / p99); the holder's final mmput(), ms, median (p90 / p99) of %d\n",
+		 r->mb, r->wait_s, r->n);
+	out_obj("pinned", 0);
+	out_int("size_mb", NULL, r->mb);
+	out_int("wait_s", NULL, r->wait_s);
+	out_bool("ran", r->ran);
+	if (!r->ran) {
+		out_text("no room in this guest (AMT_BENCH_MEM)\n");
+		out_end();
+		return;
+	}
+	out_text("%-22s | %-30s | %-22s | %s\n", "", "back while held",
+		 "the holder's mmput()", "pinned_zapped");
+	out_arr("variants", 2);
+	for (v = 0; v < NR_PIN_VAR; v++) {
+		if (v == PV_SELF && !r->have_self) {
+			out_text("%-22s | refused here\n", label[v]);
+			continue;
+		}
+		out_item();
+		out_str("variant", NULL, var[v]);
+		out_text("%-22s |", label[v]);
+		out_text(" %d/%d", r->back_rounds[v], r->n);
+		out_int("back_rounds", NULL, r->back_rounds[v]);
+		if (r->back_rounds[v])
+			out_dist("back", " %6.1f (%6.1f / %6.1f) |", &r->back[v]);
+		else
+			out_text(" %-25s |", "held");
+		out_dist("mmput", " %6.1f (%5.1f / %5.1f) |", &r->mmput[v]);
+		out_int("pinned_zapped", " %ld\n", r->zapped[v]);
+		out_end();
+	}
+	out_end();
+	out_end();
+}

@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
-/* exit_latency: the targets of issue 5, from the sections that ran. */
+/*
+ * exit_latency: the targets of issue 5 (and, for the sections zap and
+ * pinned, of issue 31), from the sections that ran.
+ */
 #include "bench.h"
 
 static const struct lat_row *find_row(const struct lat_result *l, enum kind k,
@@ -27,6 +30,42 @@ static void target(struct target_result *t, const char *what, double value,
 	x->op = op;
 	x->limit = limit;
 	x->met = !strcmp(op, "<=") ? value <= limit : value >= limit;
+}
+
+/* Issue 31: memory back sooner than inline, and while a pin is held */
+static void check_zap_targets(const struct results *res,
+			      struct target_result *t)
+{
+	static const int par[NR_CFG] = { 0, ZV_REAPER_PAR, ZV_SELF_PAR };
+	static const int pin[NR_CFG] = { PV_SYNC, PV_REAPER, PV_SELF };
+	const struct zap_result *z = &res->zap;
+	const struct pin_result *p = &res->pinned;
+	char what[128];
+	int c, i;
+
+	for (c = REAPER; c <= SELF; c++) {
+		if (c == SELF && !z->have_self)
+			break;
+		for (i = 0; i < NR_ZAP_SIZES && RUNS(S_ZAP); i++) {
+			if (!z->ran[i] || z->mb[i] < 1024)
+				continue;
+			snprintf(what, sizeof(what), "%s: %lu MiB memory back, parallel / sync",
+				 cfg_name[c], z->mb[i]);
+			target(t, what, z->back[i][par[c]].med /
+			       z->back[i][ZV_SYNC].med, "<=", 0.6);
+		}
+	}
+	if (!RUNS(S_PINNED) || !p->ran)
+		return;
+	for (c = SYNC; c <= SELF; c++) {
+		if (c == SELF && !p->have_self)
+			break;
+		snprintf(what, sizeof(what), "%s: pinned %lu MiB, rounds back while held",
+			 cfg_name[c], p->mb);
+		/* inline, the holder keeps it: that the fixture held the mm */
+		target(t, what, (double)p->back_rounds[pin[c]] / p->n,
+		       c == SYNC ? "<=" : ">=", c == SYNC ? 0 : 1);
+	}
 }
 
 void check_targets(struct results *res)
@@ -92,4 +131,5 @@ void check_targets(struct results *res)
 			target(t, what, cpu_ratio(res->cpu.overlap, c), "<=", 1.05);
 		}
 	}
+	check_zap_targets(res, t);
 }

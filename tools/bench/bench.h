@@ -112,6 +112,8 @@ struct par_row {
 	int m;				/* children killed together */
 	bool skipped;			/* they do not fit the guest */
 	struct dist tail[NR_CFG], back[NR_CFG];	/* all reaped, memory back */
+	bool have_one;			/* back_one measured (M = 8) */
+	struct dist back_one[2];	/* reaper, self with parallel=0 */
 };
 
 struct par_result {			/* 2. parallel */

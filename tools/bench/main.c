@@ -19,7 +19,8 @@
  *     per-CPU free lists within 16 MiB of the level before the child ran;
  *     see wait_mem_back());
  *  2. parallel: M children of 256 MiB killed together: time until all
- *     are reaped, and until their memory is back;
+ *     are reaped, and until their memory is back (M = 8 also with
+ *     parallel=0 in each mode: the zap helpers' effect on many exits);
  *  3. spawn: fork+exec+wait and fork+_exit loops with the module not
  *     loaded vs loaded (each mode); per-round ratios, mean and 95% CI;
  *  4. cpu: CPU of the exit path per teardown (the child's cgroup, plus the

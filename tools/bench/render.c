@@ -258,6 +258,15 @@ void render_parallel(const struct results *res)
 		out_text(" back %.2fx, %.2fx; tail 1/%.0f, 1/%.0f\n",
 			 b[REAPER].med / b[SYNC].med, b[SELF].med / b[SYNC].med,
 			 t[SYNC].med / t[REAPER].med, t[SYNC].med / t[SELF].med);
+		if (w->have_one) {
+			out_text("     | parallel=0 (no zap helpers), memory back: reaper");
+			out_dist("reaper_one_cpu_back", " %.1f", &w->back_one[0]);
+			out_text(", self");
+			out_dist("self_one_cpu_back", " %.1f", &w->back_one[1]);
+			out_text("; parallel=1 / parallel=0: %.2fx, %.2fx\n",
+				 b[REAPER].med / w->back_one[0].med,
+				 b[SELF].med / w->back_one[1].med);
+		}
 		out_end();
 	}
 	out_end();

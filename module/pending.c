@@ -503,13 +503,16 @@ void amt_teardown(struct amt_entry *e, bool by_self)
 {
 	struct mm_struct *mm = e->mm;
 	u64 t0 = ktime_get_ns();
-	bool late, pinned;
+	bool late, pinned, alone;
 
 	AMT_CHECK(e->state == AMT_RUNNING);
 	/* pinned still: its private memory goes now, the rest with them */
 	pinned = e->pinned && READ_ONCE(amt_zap_pinned) &&
 		 atomic_read(&mm->mm_users) > 1;
-	pinned = amt_zap(mm, e->pid, pinned) && pinned;
+	/* helpers for the only teardown: others, stashed included, take CPUs */
+	alone = atomic_read(&amt_self_running) + atomic_read(&amt_nr_stashed) +
+		atomic_long_read(&amt_reaper_n) <= 1;
+	pinned = amt_zap(mm, e->pid, pinned, alone) && pinned;
 	if (pinned)
 		amt_stat_inc(AMT_STAT_pinned_zapped);
 	/* The deferred reference, normally the last: __mmput() runs here. */

@@ -158,13 +158,16 @@ static void amt_zap_call_helpers(struct amt_zap *z, unsigned int max)
  * @mm: no task runs on it; the caller holds an mm_users reference to mmput()
  * @pid: its task, for the tracepoint
  * @pinned: non-task holders keep the mm: zap even without helpers
+ * @helpers: it may ask for helpers (no other deferred teardown in flight:
+ *	zapping one mm from several CPUs costs more CPU in all than one CPU,
+ *	which pays only where the CPUs would otherwise idle)
  *
  * A late reader of a zapped page faults (MMF_UNSTABLE); no helper outlives it.
  *
  * Context: process context, no locks held; sleeps.
  * Return: true if it zapped: with helpers, or alone for a pinned mm.
  */
-bool amt_zap(struct mm_struct *mm, pid_t pid, bool pinned)
+bool amt_zap(struct mm_struct *mm, pid_t pid, bool pinned, bool helpers)
 {
 	unsigned long before = amt_mm_freeable(mm), after, freed;
 	unsigned int i, helped = 0, max = 0;
@@ -174,7 +177,7 @@ bool amt_zap(struct mm_struct *mm, pid_t pid, bool pinned)
 
 	if (!amt_can_zap() || mm_has_notifiers(mm))
 		return false;
-	if (READ_ONCE(amt_parallel) && before >= AMT_ZAP_MIN_PAGES)
+	if (helpers && READ_ONCE(amt_parallel) && before >= AMT_ZAP_MIN_PAGES)
 		max = amt_zap_nr_cpus(AMT_ZAP_HELPERS);
 	/* no reclaim on the way to freeing memory: alone then */
 	if (max)

@@ -26,7 +26,7 @@ static inline unsigned long amt_mm_freeable(struct mm_struct *mm)
 /* Only an mm with this much freeable memory is worth the helpers. */
 #define AMT_ZAP_MIN_PAGES	(SZ_128M >> PAGE_SHIFT)
 
-bool amt_zap(struct mm_struct *mm, pid_t pid, bool pinned);
+bool amt_zap(struct mm_struct *mm, pid_t pid, bool pinned, bool helpers);
 int amt_zap_init(void);
 void amt_zap_exit(void);
 

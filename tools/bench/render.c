@@ -494,7 +494,7 @@ void render_targets(const struct results *res)
 	int i;
 
 	if (t->heading)
-		out_text("\nTargets (issue 5), per mode:\n");
+		out_text("\nTargets (issues 5 and 31), per mode:\n");
 	out_arr("targets", 0);
 	for (i = 0; i < t->nr; i++) {
 		const struct target *x = &t->t[i];

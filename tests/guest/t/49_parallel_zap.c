@@ -15,6 +15,9 @@
  * 3. Confined: a 512 MiB process allowed on vCPU 0 only: a self teardown
  *    (on that vCPU) asks for no helper elsewhere; the reaper, allowed
  *    everywhere, does.
+ * 4. Together: 4 processes of 256 MiB killed at once: only a teardown
+ *    that starts alone asks for helpers (the others take the CPUs), so
+ *    at most one of the four (all four before that rule).
  */
 #include <sched.h>
 #include <signal.h>
@@ -25,6 +28,8 @@
 
 #define BIG_MB 2048
 #define BUSY_MB 512
+#define BURST_N 4
+#define BURST_MB 256
 #define LIMIT_S 120
 
 static int ncpus;
@@ -116,6 +121,32 @@ static struct round one(bool enabled, bool parallel, bool busy, int mb,
 	return r;
 }
 
+/* 4.: BURST_N processes killed together; returns the parallel teardowns */
+static long burst(void)
+{
+	long z0 = amt_stat("zap_parallel"), q0 = amt_stat("queued"), base;
+	pid_t pid[BURST_N];
+	uint64_t t0;
+	int i;
+
+	amt_assert(!amt_param_set("enabled", "1"), "cannot set enabled");
+	base = amt_mem_back_kb();
+	for (i = 0; i < BURST_N; i++)
+		pid[i] = amt_hog(BURST_MB, AMT_HOG_ANON);
+	t0 = amt_now_ns();
+	for (i = 0; i < BURST_N; i++)
+		kill(pid[i], SIGKILL);
+	for (i = 0; i < BURST_N; i++)
+		amt_reap(pid[i]);
+	amt_assert(amt_mem_back_ns(base, BURST_N * BURST_MB * 1024L / 50, t0,
+				   LIMIT_S * amt_teardown_slow()),
+		   "%d x %d MiB killed together: memory not back", BURST_N,
+		   BURST_MB);
+	amt_assert_eq(amt_stat("queued") - q0, BURST_N,
+		      "teardowns deferred of the processes killed together");
+	return amt_stat("zap_parallel") - z0;
+}
+
 static void run(void)
 {
 	struct round on, off, in, busy_on, busy_off, confined;
@@ -168,6 +199,10 @@ static void run(void)
 			      "teardowns of the confined process by itself");
 	amt_assert_eq(confined.zaps, strcmp(amt_mode, "self") ? 1 : 0,
 		      "parallel teardowns of a process confined to vCPU 0");
+
+	/* 4. killed together */
+	amt_assert_le(burst(), 1,
+		      "parallel teardowns of the processes killed together");
 	amt_assert(!amt_param_set("parallel", "1"), "cannot restore parallel");
 	amt_reset_defaults();
 }

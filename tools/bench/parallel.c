@@ -60,7 +60,6 @@ void bench_parallel(struct results *res)
 				tail[v][round] = amt_now_ns() - t0;
 				back[v][round] = wait_mem_back(base, t0);
 				settle();
-				amt_param_set("parallel", "1");
 				if (v == REAPER) {
 					p->gib += m * mb / 1024.0;
 					p->cpu_s += (reaper_cpu_ns() +
@@ -74,4 +73,5 @@ void bench_parallel(struct results *res)
 		for (c = 0; w->have_one && c < 2; c++)
 			w->back_one[c] = dist_of(back[NR_CFG + c], n);
 	}
+	amt_param_set("parallel", "1");
 }

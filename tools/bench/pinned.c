@@ -49,7 +49,6 @@ static struct pin_sample pin_round(int v, long *zapped)
 	s.mmput = amt_now_ns() - t0;
 	close(fd);
 	*zapped += amt_stat("pinned_zapped") - z0;
-	amt_param_set("zap_pinned", "1");
 	if (!amt_mem_back_ns(base, MEM_TOL_KB, amt_now_ns(), 120))
 		die("pinned: memory not back after the holder's mmput()");
 	return s;
@@ -77,6 +76,7 @@ void bench_pinned(struct results *res)
 				continue;
 			smp[v][round] = pin_round(v, &r->zapped[v]);
 		}
+	amt_param_set("zap_pinned", "1");
 	for (v = 0; v < NR_PIN_VAR; v++) {
 		if (v == PV_SELF && !r->have_self)
 			continue;

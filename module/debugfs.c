@@ -76,6 +76,8 @@ int amt_debugfs_init(void)
 #ifdef AMT_DEBUG
 	debugfs_create_u32("debug_leader_delay_ms", 0600, amt_debugfs_dir,
 			   &amt_debug_leader_delay_ms);
+	debugfs_create_u32("debug_charge_delay_ms", 0600, amt_debugfs_dir,
+			   &amt_debug_charge_delay_ms);
 #endif
 	return 0;
 }

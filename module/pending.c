@@ -35,11 +35,19 @@ static unsigned long amt_freed;		/* pages ended teardowns gave back */
 #ifdef AMT_DEBUG
 /* debugfs: sleep before stashing under a leader, so it passes exit_notify() */
 u32 amt_debug_leader_delay_ms;
+/* debugfs: sleep between a charge's budget add and its check */
+u32 amt_debug_charge_delay_ms;
 #endif
 
 /* Stashes not taken yet; read locklessly by amt_notify_ftrace(). */
 atomic_t amt_nr_stashed = ATOMIC_INIT(0);
 
+/*
+ * The budget counter takes every capped charge before its check, so it also
+ * holds charges about to be rejected; pending_pages and its peak count only
+ * admitted charges, or the peak could show a total that was never admitted.
+ */
+static atomic_long_t amt_budget_cnt = ATOMIC_LONG_INIT(0);
 static atomic_long_t amt_pending_pages_cnt = ATOMIC_LONG_INIT(0);
 static atomic_long_t amt_pending_mms_cnt = ATOMIC_LONG_INIT(0);
 static atomic_long_t amt_pending_peak = ATOMIC_LONG_INIT(0);
@@ -90,13 +98,17 @@ static void amt_note_peak(long total)
  */
 bool amt_pending_charge(unsigned long pages, bool capped)
 {
-	long total = atomic_long_add_return(pages, &amt_pending_pages_cnt);
+	long total = atomic_long_add_return(pages, &amt_budget_cnt);
 
+#ifdef AMT_DEBUG
+	if (READ_ONCE(amt_debug_charge_delay_ms))
+		msleep(READ_ONCE(amt_debug_charge_delay_ms));
+#endif
 	if (capped && !amt_budget_ok(total, READ_ONCE(amt_max_pending_pages))) {
-		atomic_long_sub(pages, &amt_pending_pages_cnt);
+		atomic_long_sub(pages, &amt_budget_cnt);
 		return false;
 	}
-	amt_note_peak(total);
+	amt_note_peak(atomic_long_add_return(pages, &amt_pending_pages_cnt));
 	return true;
 }
 
@@ -108,6 +120,7 @@ void amt_pending_uncharge(unsigned long pages)
 {
 	long left = atomic_long_sub_return(pages, &amt_pending_pages_cnt);
 
+	atomic_long_sub(pages, &amt_budget_cnt);
 	AMT_CHECK(left >= 0);
 }
 

@@ -70,6 +70,7 @@ enum amt_handoff_which {
 
 #ifdef AMT_DEBUG
 extern u32 amt_debug_leader_delay_ms;
+extern u32 amt_debug_charge_delay_ms;
 #endif
 
 extern atomic_t amt_nr_stashed;

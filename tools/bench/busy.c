@@ -24,10 +24,7 @@ static uint64_t busy_round(enum cfg c, int nice)
 	amt_burners_start(b);
 	amt_burners_nice(b, nice);
 	t0 = amt_now_ns();
-	for (k = 0; k < BUSY_N; k++)
-		kill(pids[k], SIGKILL);
-	for (k = 0; k < BUSY_N; k++)
-		amt_reap(pids[k]);
+	amt_kill_reap(pids, BUSY_N);
 	while (amt_now_ns() - t0 < BUSY_LIMIT_S * 1000000000ULL) {
 		if (amt_mem_back_kb() >= base - MEM_TOL_KB * 3) {
 			ns = amt_now_ns() - t0;

@@ -53,10 +53,7 @@ void bench_parallel(struct results *res)
 					pids[k] = amt_hog(mb, AMT_HOG_ANON);
 				cpu0 = reaper_cpu_ns() + helper_cpu_ns();
 				t0 = amt_now_ns();
-				for (k = 0; k < m; k++)
-					kill(pids[k], SIGKILL);
-				for (k = 0; k < m; k++)
-					amt_reap(pids[k]);
+				amt_kill_reap(pids, m);
 				tail[v][round] = amt_now_ns() - t0;
 				back[v][round] = wait_mem_back(base, t0);
 				settle();

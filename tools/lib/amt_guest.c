@@ -730,6 +730,16 @@ int amt_reap(pid_t pid)
 	return status;
 }
 
+void amt_kill_reap(const pid_t *pids, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		kill(pids[i], SIGKILL);
+	for (i = 0; i < n; i++)
+		amt_reap(pids[i]);
+}
+
 void amt_hog_exit(pid_t pid)
 {
 	struct amt_child *c = amt_child(pid);

@@ -222,6 +222,8 @@ void amt_hog_exit(pid_t pid);
 uint64_t amt_kill_wait(pid_t pid);
 /* Reap only; returns the wait status. */
 int amt_reap(pid_t pid);
+/* SIGKILL all @n, then reap them: they exit together. */
+void amt_kill_reap(const pid_t *pids, int n);
 
 /* cgroup v2: create /sys/fs/cgroup/NAME with memory.max (0: no limit). */
 int amt_cgroup_create(const char *name, unsigned long max_mb, char *path,

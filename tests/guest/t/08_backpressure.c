@@ -8,7 +8,6 @@
  * and its check, so the admitted one restarts the peak while the other's
  * pages are still in the budget counter; the peak must not count them.
  */
-#include <signal.h>
 #include <stdio.h>
 #include <unistd.h>
 #include "amt_guest.h"
@@ -29,10 +28,7 @@ static void race(long cap)
 	snprintf(v, sizeof(v), "%ld", cap);
 	amt_assert(!amt_param_set("max_pending_pages", v), "cannot set cap");
 	amt_assert(!amt_write_file(DELAY, "1000"), "cannot set %s", DELAY);
-	for (i = 0; i < 2; i++)
-		kill(pids[i], SIGKILL);
-	for (i = 0; i < 2; i++)
-		amt_reap(pids[i]);
+	amt_kill_reap(pids, 2);
 	amt_write_file(DELAY, "0");
 	amt_assert(!amt_drain(60000), "drain failed");
 	amt_assert_eq(amt_stat("queued") - q0, 1, "queued in the race");
@@ -54,10 +50,7 @@ static void run(void)
 	amt_assert(!amt_param_set("max_pending_pages", v), "cannot set cap");
 	for (i = 0; i < N; i++)
 		pids[i] = amt_hog(MB, AMT_HOG_ANON);
-	for (i = 0; i < N; i++)
-		kill(pids[i], SIGKILL);
-	for (i = 0; i < N; i++)
-		amt_reap(pids[i]);
+	amt_kill_reap(pids, N);
 	amt_assert(!amt_drain(60000), "drain failed");
 	{
 		long q = amt_stat("queued") - q0;

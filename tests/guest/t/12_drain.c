@@ -17,10 +17,7 @@ static void run(void)
 
 	for (i = 0; i < N; i++)
 		pids[i] = amt_hog(128, AMT_HOG_ANON);
-	for (i = 0; i < N; i++)
-		kill(pids[i], SIGKILL);
-	for (i = 0; i < N; i++)
-		amt_reap(pids[i]);
+	amt_kill_reap(pids, N);
 	amt_assert_eq(amt_stat("queued") - q0, N, "queued");
 	err = amt_drain(60000);
 	amt_assert(!err, "drain: %s", strerror(err));

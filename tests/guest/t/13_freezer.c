@@ -10,7 +10,6 @@
  * the reaper (or the task) works after the thaw.
  */
 #include <errno.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,10 +50,7 @@ static void run(void)
 	amt_trace_start();
 	amt_assert(!amt_write_file(AMT_TRACE "events/power/suspend_resume/enable",
 				   "1"), "cannot enable power:suspend_resume");
-	for (i = 0; i < N; i++)
-		kill(pids[i], SIGKILL);
-	for (i = 0; i < N; i++)
-		amt_reap(pids[i]);
+	amt_kill_reap(pids, N);
 	backlog = amt_stat("pending_mms");
 	err = amt_write_file("/sys/power/state", "freeze");
 	amt_write_file("/sys/power/pm_test", "none");

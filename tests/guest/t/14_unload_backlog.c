@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Unloading with a backlog queued tears it all down and leaks nothing. */
 #include <errno.h>
-#include <signal.h>
 #include <string.h>
 #include "amt_guest.h"
 
@@ -16,10 +15,7 @@ static void run(void)
 	for (round = 0; round < 3; round++) {
 		for (i = 0; i < N; i++)
 			pids[i] = amt_hog(160, AMT_HOG_ANON);
-		for (i = 0; i < N; i++)
-			kill(pids[i], SIGKILL);
-		for (i = 0; i < N; i++)
-			amt_reap(pids[i]);
+		amt_kill_reap(pids, N);
 		dq = amt_stat("queued") - q0;
 		if (dq != N)
 			amt_stats_note();

@@ -102,10 +102,7 @@ static void run(void)
 	 */
 	amt_burners_start(spin);
 	amt_burners_nice(spin, -20);
-	for (i = 0; i < N; i++)
-		kill(pids[i], SIGKILL);
-	for (i = 0; i < N; i++)
-		amt_reap(pids[i]);
+	amt_kill_reap(pids, N);
 	amt_note("backlog: %ld mms, %ld pages", amt_stat("pending_mms"),
 		 amt_stat("pending_pages"));
 	if (amt_stat("pending_mms") == 0) {

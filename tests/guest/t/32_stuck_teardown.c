@@ -7,7 +7,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -50,10 +49,7 @@ static uint64_t round_behind_stall(void)
 	for (i = 0; i < N; i++)
 		pids[i] = amt_hog(MB, AMT_HOG_ANON);
 	t0 = amt_now_ns();
-	for (i = 0; i < N; i++)
-		kill(pids[i], SIGKILL);
-	for (i = 0; i < N; i++)
-		amt_reap(pids[i]);
+	amt_kill_reap(pids, N);
 	/* back, and their teardowns ended (the last pages go just before) */
 	while ((amt_mem_back_kb() < base - TOL_KB ||
 		amt_stat("reaped") - r0 < N) &&

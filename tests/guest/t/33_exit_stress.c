@@ -9,7 +9,6 @@
  * to 2 MiB so that the children are quick to make: recognition does not
  * depend on size. Also run in make check's preempt=full boot.
  */
-#include <signal.h>
 #include "amt_guest.h"
 
 #define ROUNDS 25
@@ -30,10 +29,7 @@ static void run(void)
 	for (r = 0; r < ROUNDS; r++) {
 		for (i = 0; i < K; i++)
 			pids[i] = amt_hog(MB, AMT_HOG_ANON);
-		for (i = 0; i < K; i++)
-			kill(pids[i], SIGKILL);
-		for (i = 0; i < K; i++)
-			amt_reap(pids[i]);
+		amt_kill_reap(pids, K);
 	}
 	amt_burners_stop(b);
 	amt_assert(!amt_drain(60000), "drain failed");

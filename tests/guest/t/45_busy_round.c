@@ -8,7 +8,6 @@
  * stayed at nice 19 got ~1.5 % of a CPU against them: its teardowns had
  * not ended after 20 s.
  */
-#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -41,10 +40,7 @@ static uint64_t round_ns(bool deferred, int nice)
 	amt_burners_start(b);
 	amt_burners_nice(b, nice);
 	t0 = amt_now_ns();
-	for (i = 0; i < N; i++)
-		kill(pids[i], SIGKILL);
-	for (i = 0; i < N; i++)
-		amt_reap(pids[i]);
+	amt_kill_reap(pids, N);
 	/* no drain: it would end the give-way (amt_hurry()) */
 	while (amt_mem_back_kb() < base - TOL_KB) {
 		if (amt_now_ns() - t0 > limit) {

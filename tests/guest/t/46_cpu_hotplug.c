@@ -42,10 +42,7 @@ static void run(void)
 	for (i = 0; i < ROUNDS; i++) {
 		for (j = 0; j < N; j++)
 			pids[j] = amt_hog(MB, AMT_HOG_ANON);
-		for (j = 0; j < N; j++)
-			kill(pids[j], SIGKILL);
-		for (j = 0; j < N; j++)
-			amt_reap(pids[j]);
+		amt_kill_reap(pids, N);
 	}
 	kill(toggler, SIGKILL);
 	waitpid(toggler, &st, 0);

@@ -134,10 +134,7 @@ static long burst(void)
 	for (i = 0; i < BURST_N; i++)
 		pid[i] = amt_hog(BURST_MB, AMT_HOG_ANON);
 	t0 = amt_now_ns();
-	for (i = 0; i < BURST_N; i++)
-		kill(pid[i], SIGKILL);
-	for (i = 0; i < BURST_N; i++)
-		amt_reap(pid[i]);
+	amt_kill_reap(pid, BURST_N);
 	amt_assert(amt_mem_back_ns(base, BURST_N * BURST_MB * 1024L / 50, t0,
 				   LIMIT_S * amt_teardown_slow()),
 		   "%d x %d MiB killed together: memory not back", BURST_N,

@@ -14,6 +14,7 @@
 #   make check-workloads   the workload tests at full length (a 1 GiB service
 #                          restarted 50 times per mode) and the tests make
 #                          check runs on its first kernel only, ~20 min
+#   make unit              the host unit tests alone (no root, no QEMU)
 #   make clean
 #
 # KERNEL selects the Debian kernel booted in the guest: bookworm (Debian 12,

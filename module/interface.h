@@ -79,7 +79,7 @@
 	X(pending_pages_peak, GAUGE, MODULE, pages, "pending_pages_peak", "",	\
 	  "Highest pending_pages since load or the last max_pending_pages write.") \
 	X(handoffs, COUNTER, PERCPU, mms, "handoffs_total", "",		\
-	  "Self-mode stashes an mm_reaper took over: their task was late, stuck, or the module was unloading, OOM or reclaim needed the memory.") \
+	  "Self-mode stashes an mm_reaper took over: their task was late, stuck when OOM, reclaim or a drain needed the memory, or a suspend or unload was under way.") \
 	X(drains, COUNTER, PERCPU, calls, "drains_total", "",			\
 	  "Writes to the drain file.")					\
 	X(drain_timeouts, COUNTER, PERCPU, calls, "drain_timeouts_total", "",	\
@@ -185,7 +185,7 @@
 	  "Keep deferred memory from causing OOM kills: free it at OOM, boost its teardown under reclaim, make a charge at memory.max wait for it (1). Default 1.") \
 	X(min_available_pct, RUNTIME, PERCENT,				\
 	  "a percentage of RAM from 0 to 50",				\
-	  "With oom_guard=1, keep every exit inline while MemAvailable is at or under this share of RAM: memory is short, and a userspace OOM killer (earlyoom) reads it right after its victim died. 0: never. Default 10.") \
+	  "With oom_guard=1, keep every exit inline while MemAvailable is at or under this share of RAM plus an eighth of it: memory is short, and a userspace OOM killer (earlyoom) reads it right after its victim died. 0: never. Default 10.") \
 	X(parallel, RUNTIME, BOOL, "1 or 0 (y/n)",				\
 	  "Free the private memory of a large deferred teardown in chunks, on idle CPUs too, before its final mmput() (1), or on one CPU (0). Default 1.") \
 	X(zap_pinned, RUNTIME, BOOL, "1 or 0 (y/n)",				\

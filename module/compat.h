@@ -146,8 +146,9 @@ static __always_inline void amt_fregs_set_ip(struct ftrace_regs *fregs,
  * v6.2 made the RSS counters per-CPU: get_mm_rss() is then a cheap read
  * that can be off by nr_cpus * batch pages, more than thresh_pages on a big
  * machine. Good enough to skip small exits; candidates get the exact sum
- * (v6.12 get_mm_counter_sum(), v7.x get_mm_rss_sum()). v6.1 is exact:
- * exit_mm() has just called sync_mm_rss().
+ * (get_mm_counter_sum() since v6.16 and in stable series such as 6.12,
+ * get_mm_rss_sum() in v7.x, else the per-CPU counters' own sum). v6.1 is
+ * exact: exit_mm() has just called sync_mm_rss().
  */
 static inline unsigned long amt_mm_rss_exact(struct mm_struct *mm)
 {
@@ -157,17 +158,27 @@ static inline unsigned long amt_mm_rss_exact(struct mm_struct *mm)
 	return get_mm_counter_sum(mm, MM_FILEPAGES) +
 	       get_mm_counter_sum(mm, MM_ANONPAGES) +
 	       get_mm_counter_sum(mm, MM_SHMEMPAGES);
+#elif defined(AMT_HAVE_RSS_PERCPU)
+	return percpu_counter_sum_positive(&mm->rss_stat[MM_FILEPAGES]) +
+	       percpu_counter_sum_positive(&mm->rss_stat[MM_ANONPAGES]) +
+	       percpu_counter_sum_positive(&mm->rss_stat[MM_SHMEMPAGES]);
 #else
 	return get_mm_rss(mm);
 #endif
 }
 
-/* One counter of an mm, exact as amt_mm_rss_exact() (for candidates). */
+/*
+ * One counter of an mm, exact as amt_mm_rss_exact(): for candidates, and
+ * for a lingering entry, which ends only when its mm's freeable count is 0
+ * (the approximate read can stay above 0 for ever once nothing faults).
+ */
 static inline unsigned long amt_mm_counter_exact(struct mm_struct *mm,
 						 int member)
 {
 #if defined(AMT_HAVE_GET_MM_COUNTER_SUM)
 	return get_mm_counter_sum(mm, member);
+#elif defined(AMT_HAVE_RSS_PERCPU)
+	return percpu_counter_sum_positive(&mm->rss_stat[member]);
 #else
 	return get_mm_counter(mm, member);
 #endif

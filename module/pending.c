@@ -516,14 +516,18 @@ void amt_teardown(struct amt_entry *e, bool by_self)
 {
 	struct mm_struct *mm = e->mm;
 	u64 t0 = ktime_get_ns();
-	bool late, pinned, alone;
+	bool late, held, pinned, alone;
 
 	AMT_CHECK(e->state == AMT_RUNNING);
+	held = e->pinned && atomic_read(&mm->mm_users) > 1;
 	/* pinned still: its private memory goes now, the rest with them */
-	pinned = e->pinned && READ_ONCE(amt_zap_pinned) &&
-		 atomic_read(&mm->mm_users) > 1;
-	/* helpers for the only teardown: others, stashed included, take CPUs */
-	alone = atomic_read(&amt_self_running) + atomic_read(&amt_nr_stashed) +
+	pinned = held && READ_ONCE(amt_zap_pinned);
+	/*
+	 * Helpers for the only teardown: others, stashed included, take CPUs;
+	 * none for a held mm once zap_pinned=0 (its memory waits for them).
+	 */
+	alone = (!held || pinned) &&
+		atomic_read(&amt_self_running) + atomic_read(&amt_nr_stashed) +
 		atomic_long_read(&amt_reaper_n) <= 1;
 	pinned = amt_zap(mm, e->pid, pinned, alone) && pinned;
 	if (pinned)

@@ -516,7 +516,7 @@ void amt_teardown(struct amt_entry *e, bool by_self)
 {
 	struct mm_struct *mm = e->mm;
 	u64 t0 = ktime_get_ns();
-	bool late, held, pinned, alone;
+	bool late, held, pinned, helpers;
 
 	AMT_CHECK(e->state == AMT_RUNNING);
 	held = e->pinned && atomic_read(&mm->mm_users) > 1;
@@ -526,10 +526,10 @@ void amt_teardown(struct amt_entry *e, bool by_self)
 	 * Helpers for the only teardown: others, stashed included, take CPUs;
 	 * none for a held mm once zap_pinned=0 (its memory waits for them).
 	 */
-	alone = (!held || pinned) &&
+	helpers = (!held || pinned) &&
 		atomic_read(&amt_self_running) + atomic_read(&amt_nr_stashed) +
 		atomic_long_read(&amt_reaper_n) <= 1;
-	pinned = amt_zap(mm, e->pid, pinned, alone) && pinned;
+	pinned = amt_zap(mm, e->pid, pinned, helpers) && pinned;
 	if (pinned)
 		amt_stat_inc(AMT_STAT_pinned_zapped);
 	/* The deferred reference, normally the last: __mmput() runs here. */
